@@ -1,0 +1,53 @@
+"""Ubunye: the proof of what a data pipeline run read and wrote.
+
+Public API (imported lazily so that ``import ubunye`` never starts a JVM and
+never imports pandas or pyspark by itself):
+
+- :func:`fingerprint` / :class:`Fingerprint`: the rows-v1 content hash of a frame.
+- :class:`Task`, :func:`run_task`, :func:`run_pipeline`, :func:`notebook`: run task folders.
+- :mod:`ubunye.lineage`: run records, the store and the recorder.
+- :mod:`ubunye.spark`: the native plugin jar and the Spark helpers.
+"""
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+from ubunye._version import __version__
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ubunye.engine.runner import notebook, run_pipeline, run_task
+    from ubunye.engine.task import Task
+    from ubunye.hashing import Fingerprint, canonical_kinds, canonical_line, fingerprint
+
+__all__ = [
+    "__version__",
+    "Fingerprint",
+    "fingerprint",
+    "canonical_kinds",
+    "canonical_line",
+    "Task",
+    "run_task",
+    "run_pipeline",
+    "notebook",
+]
+
+_LAZY = {
+    "Fingerprint": "ubunye.hashing",
+    "fingerprint": "ubunye.hashing",
+    "canonical_kinds": "ubunye.hashing",
+    "canonical_line": "ubunye.hashing",
+    "Task": "ubunye.engine.task",
+    "run_task": "ubunye.engine.runner",
+    "run_pipeline": "ubunye.engine.runner",
+    "notebook": "ubunye.engine.runner",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ubunye' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value

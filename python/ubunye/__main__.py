@@ -1,0 +1,5 @@
+import sys
+
+from ubunye.cli.app import main
+
+sys.exit(main())

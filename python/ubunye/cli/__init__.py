@@ -1,0 +1,1 @@
+"""The ``ubunye`` command line. Each verb lives in ``ubunye.cli.commands.<verb>``."""

@@ -1,0 +1,60 @@
+"""The ``ubunye`` click application.
+
+Commands are imported only when they are called, so ``ubunye lineage list``
+starts without importing pandas, pyarrow or pyspark.
+"""
+from __future__ import annotations
+
+import sys
+from importlib import import_module
+from typing import Any, Optional
+
+import click
+
+from ubunye._version import __version__
+
+# verb -> "module:attribute" of the click command or group
+COMMANDS: dict[str, str] = {
+    "hash": "ubunye.cli.commands.hash:hash_command",
+    "run": "ubunye.cli.commands.run:run_command",
+    "lineage": "ubunye.cli.commands.lineage:lineage_group",
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose subcommands are imported on first use."""
+
+    def __init__(self, *args: Any, lazy: Optional[dict[str, str]] = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy = dict(lazy or {})
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> Optional[click.Command]:
+        if cmd_name in self.lazy:
+            module, _, attr = self.lazy[cmd_name].partition(":")
+            command = getattr(import_module(module), attr)
+            self.add_command(command, cmd_name)
+            del self.lazy[cmd_name]
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=LazyGroup, lazy=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="ubunye")
+def cli() -> None:
+    """Ubunye: run records and rows-v1 content hashes for data pipelines."""
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    """Console-script entry point; returns the exit code."""
+    try:
+        cli.main(args=argv, prog_name="ubunye", standalone_mode=True)
+    except SystemExit as exc:
+        code = exc.code
+        return code if isinstance(code, int) else (0 if code is None else 1)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
