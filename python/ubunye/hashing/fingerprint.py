@@ -44,3 +44,92 @@ class Fingerprint:
         d = asdict(self)
         d["sums"] = list(self.sums) if self.sums is not None else None
         return d
+
+
+ENGINES = ("arrow", "rows")
+
+
+def fingerprint(frame: Any, *, engine: Optional[str] = None) -> Fingerprint:
+    """The rows-v1 fingerprint of ``frame``.
+
+    ``frame`` may be a pandas DataFrame, a pyarrow Table / RecordBatch /
+    RecordBatchReader (hashed batch by batch), a polars DataFrame, a DuckDB
+    relation, a pyspark DataFrame (delegated to
+    :func:`ubunye.spark.fingerprint_spark`) or a *port*: any object with
+    ``collect()`` (rows as dicts) and ``schema`` (column name to kind).
+
+    ``engine``: ``"arrow"`` (vectorised, the default for Arrow-able frames) or
+    ``"rows"`` (the row-at-a-time reference). Spark frames take the Spark
+    engines' names. A frame that cannot be hashed gives a fingerprint with
+    ``data_hash = None`` and a one-line ``error`` (spec section 5); a frame
+    type that is not supported at all raises ``TypeError``.
+    """
+    from ubunye.hashing.frames import frame_kind
+
+    kind = frame_kind(frame)
+    if kind == "spark":
+        from ubunye.spark import fingerprint_spark
+
+        return fingerprint_spark(frame, engine=engine)
+    if kind == "unknown":
+        raise TypeError(
+            f"cannot hash a {type(frame).__module__}.{type(frame).__name__}: expected a pandas, "
+            "pyarrow, polars, DuckDB or Spark frame, or an object with collect() and schema"
+        )
+    if kind == "port":
+        return _fingerprint_port(frame)
+    if engine not in (None, *ENGINES):
+        raise ValueError(f"unknown engine {engine!r} for a {kind} frame: expected one of {ENGINES}")
+    return _fingerprint_arrow(frame, engine or "arrow")
+
+
+def _failed(schema_hash: Optional[str], engine: str, exc: BaseException) -> Fingerprint:
+    from ubunye.hashing.errors import one_line_error
+
+    return Fingerprint(schema_hash, None, None, METHOD, engine, one_line_error(exc))
+
+
+def _fingerprint_arrow(frame: Any, engine: str) -> Fingerprint:
+    from ubunye.hashing.arrow_types import arrow_schema_kinds
+    from ubunye.hashing.digest import data_hash, schema_hash
+    from ubunye.hashing.frames import to_arrow_source
+
+    try:
+        source = to_arrow_source(frame)
+        kinds = [(n, k.text) for n, k in arrow_schema_kinds(source.schema)]
+    except TypeError:
+        raise
+    except Exception as exc:  # unreadable rows or a schema with no canonical form
+        return _failed(None, engine, exc)
+    shash = schema_hash(kinds)
+    try:
+        if engine == "rows":
+            from ubunye.hashing.reference import reference_arrow_sums
+
+            sums = reference_arrow_sums(source.batches)
+        else:
+            from ubunye.hashing.arrow import lane_sums
+
+            sums = lane_sums(source.batches)
+    except Exception as exc:  # a value with no canonical text, or rows that cannot be read
+        return _failed(shash, engine, exc)
+    return Fingerprint(shash, data_hash(kinds, sums), sums.rows, METHOD, engine, None, (sums.a, sums.b))
+
+
+def _fingerprint_port(frame: Any) -> Fingerprint:
+    from ubunye.hashing.digest import data_hash, schema_hash
+    from ubunye.hashing.frames import port_kinds
+    from ubunye.hashing.reference import parse_kinds, reference_sums
+
+    try:
+        pairs = port_kinds(frame.schema)
+        kinds = parse_kinds(pairs)
+    except Exception as exc:
+        return _failed(None, "rows", exc)
+    texts = [(n, k.text) for n, k in kinds]
+    shash = schema_hash(texts)
+    try:
+        sums = reference_sums(frame.collect(), kinds)
+    except Exception as exc:
+        return _failed(shash, "rows", exc)
+    return Fingerprint(shash, data_hash(texts, sums), sums.rows, METHOD, "rows", None, (sums.a, sums.b))

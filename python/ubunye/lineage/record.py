@@ -13,6 +13,22 @@ from typing import Any, Optional
 RECORD_VERSION = 2
 
 
+def _jsonable(value: Any) -> Any:
+    """JSON form of values json cannot write (numpy scalars, dates, paths ...)."""
+    item = getattr(value, "item", None)
+    if callable(item):
+        try:
+            return item()
+        except (TypeError, ValueError):
+            pass
+    isoformat = getattr(value, "isoformat", None)
+    if callable(isoformat):
+        return isoformat()
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    return str(value)
+
+
 def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:
     names = {f.name for f in fields(cls)}
     return {k: v for k, v in data.items() if k in names}
@@ -36,6 +52,9 @@ class Step:
     # How the hash was taken: "same-pass" (observed on the write), "second-pass"
     # (read again), "materialised" (hashed in memory), or None when not hashed.
     hash_pass: Optional[str] = None
+    # "<direction>:<name>" of the step of the same run whose hash was reused
+    # (the same frame is hashed once per run).
+    hash_reused_from: Optional[str] = None
     delta_version: Optional[int] = None
 
     @classmethod
@@ -108,7 +127,7 @@ class RunRecord:
         return d
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False, default=_jsonable) + "\n"
 
     @property
     def steps(self) -> list[Step]:

@@ -1,0 +1,226 @@
+"""``ubunye lineage``: list, show, compare, trace, search, verify and openlineage.
+
+Each command builds library objects from its options, calls one library
+function that returns a typed result, renders it (``--json`` prints the
+result's ``to_dict()`` with ``schema_version``) and maps it to the exit code:
+``compare`` and ``verify`` exit 0 only when every input and output is proven
+the same, 1 otherwise; every command exits 2 on an error.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Optional
+
+import click
+
+from ubunye.cli import lineage_render as show_
+from ubunye.cli.lineage_options import TaskRef, lineage_errors, make_store, resolve_task, store_options, task_options
+from ubunye.cli.render import emit_json, fail
+from ubunye.lineage.record import RunRecord
+
+USAGE_ERROR = 2
+
+
+@click.group("lineage", context_settings={"help_option_names": ["-h", "--help"]})
+def lineage_group() -> None:
+    """Inspect run records: list, show, compare, trace, search, verify, openlineage."""
+
+
+def _task(usecase_dir: Path, lineage_dir: Optional[Path], u: Optional[str], p: Optional[str],
+          t: Optional[str]) -> TaskRef:
+    return resolve_task(make_store(usecase_dir, lineage_dir), u, p, t)
+
+
+@lineage_group.command("list")
+@store_options
+@task_options
+@lineage_errors
+def list_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool,
+                 usecase: Optional[str], package: Optional[str], task: Optional[str]) -> None:
+    """The task's runs, newest first."""
+    from ubunye.lineage.search import list_task_runs
+
+    ref = _task(usecase_dir, lineage_dir, usecase, package, task)
+    result = list_task_runs(ref.store, ref.usecase, ref.package, ref.task)
+    if as_json:
+        emit_json("list", result.to_dict())
+    else:
+        show_.run_list(result, with_task=False)
+
+
+@lineage_group.command("show")
+@store_options
+@task_options
+@click.option("--run-id", default=None, help="Run id or unique prefix (default: the latest run).")
+@click.option("--record", "record_path", type=click.Path(path_type=Path), default=None,
+              help="A record file to show instead of a task's run.")
+@lineage_errors
+def show_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool, usecase: Optional[str],
+                 package: Optional[str], task: Optional[str], run_id: Optional[str],
+                 record_path: Optional[Path]) -> None:
+    """One record (default: the latest) as JSON."""
+    store = make_store(usecase_dir, lineage_dir)
+    if record_path is not None:
+        record = store.load(record_path)
+    else:
+        record = resolve_task(store, usecase, package, task).find(run_id)
+    if as_json:
+        emit_json("show", {"record": record.to_dict()})
+    else:
+        click.echo(record.to_json(), nl=False)
+
+
+def _pick(ref_args: tuple[Path, Optional[Path], Optional[str], Optional[str], Optional[str]],
+          id1: Optional[str], id2: Optional[str], path1: Optional[Path], path2: Optional[Path]
+          ) -> tuple[RunRecord, RunRecord]:
+    """The two runs to compare; by default the latest (B) against the one before (A)."""
+    if id1 and path1 or id2 and path2:
+        fail("give a run either by --run-id or by --record, not both")
+    store = make_store(ref_args[0], ref_args[1])
+    a = store.load(path1) if path1 is not None else None
+    b = store.load(path2) if path2 is not None else None
+    if a is not None and b is not None:
+        return a, b
+    ref = resolve_task(store, *ref_args[2:])
+    if b is None:
+        b = ref.find(id2) if id2 else (ref.find(None) if a is not None or id1 else None)
+    if a is None and id1:
+        a = ref.find(id1)
+    if a is None or b is None:
+        runs = ref.runs()
+        if b is None:
+            if len(runs) < 2:
+                fail(f"{ref.path} has {len(runs)} readable run(s): compare needs two")
+            return runs[1], runs[0]
+        older = [r for r in runs if r.run_id != b.run_id and (r.started_at or "") <= (b.started_at or "")]
+        if not older:
+            fail(f"no run of {ref.path} before run {b.run_id}: give --run-id1")
+        a = older[0]
+    return a, b
+
+
+@lineage_group.command("compare")
+@store_options
+@task_options
+@click.option("--run-id1", default=None, help="Run A (default: the run before run B).")
+@click.option("--run-id2", default=None, help="Run B (default: the latest run).")
+@click.option("--record1", type=click.Path(path_type=Path), default=None, help="Run A as a record file.")
+@click.option("--record2", type=click.Path(path_type=Path), default=None, help="Run B as a record file.")
+@lineage_errors
+def compare_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool, usecase: Optional[str],
+                    package: Optional[str], task: Optional[str], run_id1: Optional[str], run_id2: Optional[str],
+                    record1: Optional[Path], record2: Optional[Path]) -> None:
+    """Compare two runs field by field; exit 0 only when all data is proven the same."""
+    from ubunye.lineage.compare import compare_records
+
+    a, b = _pick((usecase_dir, lineage_dir, usecase, package, task), run_id1, run_id2, record1, record2)
+    result = compare_records(a, b)
+    if as_json:
+        emit_json("compare", result.to_dict())
+    else:
+        show_.comparison(result)
+    raise SystemExit(0 if result.data_proven_same else 1)
+
+
+@lineage_group.command("trace")
+@store_options
+@task_options
+@click.option("--run-id", default=None, help="Run id or unique prefix (default: the latest run).")
+@lineage_errors
+def trace_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool, usecase: Optional[str],
+                  package: Optional[str], task: Optional[str], run_id: Optional[str]) -> None:
+    """One run as a story: inputs, transform, outputs, code, environment, timings, checks."""
+    from ubunye.lineage.trace import trace_run
+
+    result = trace_run(_task(usecase_dir, lineage_dir, usecase, package, task).find(run_id))
+    if as_json:
+        emit_json("trace", result.to_dict())
+    else:
+        show_.trace(result)
+
+
+@lineage_group.command("search")
+@store_options
+@task_options
+@click.option("--status", default=None, help="Only runs with this status (success, error, ...).")
+@click.option("--since", default=None, help="Only runs started at or after this date (YYYY-MM-DD) or time.")
+@lineage_errors
+def search_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool, usecase: Optional[str],
+                   package: Optional[str], task: Optional[str], status: Optional[str],
+                   since: Optional[str]) -> None:
+    """Runs across tasks, newest first."""
+    from ubunye.lineage.search import parse_since, search_runs
+
+    if task is not None and (usecase is None or package is None):
+        fail("-t needs -u and -p: a task is named by usecase/package/task")
+    if package is not None and usecase is None:
+        fail("-p needs -u: a package is named by usecase/package")
+    result = search_runs(make_store(usecase_dir, lineage_dir), status=status,
+                         since=parse_since(since) if since else None,
+                         usecase=usecase, package=package, task=task)
+    if as_json:
+        emit_json("search", result.to_dict())
+    else:
+        show_.run_list(result, with_task=True)
+
+
+@lineage_group.command("verify")
+@store_options
+@task_options
+@click.option("--run-id", default=None, help="Run id or unique prefix (default: the latest run).")
+@click.option("--record", "record_path", type=click.Path(path_type=Path), default=None,
+              help="A record file to verify instead of a task's run.")
+@click.option("--engine", type=click.Choice(["auto", "pandas", "spark"]), default="auto", show_default=True,
+              help="Re-hash with pandas/Arrow or Spark (auto: Spark for Spark runs when installed).")
+@lineage_errors
+def verify_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool, usecase: Optional[str],
+                   package: Optional[str], task: Optional[str], run_id: Optional[str],
+                   record_path: Optional[Path], engine: str) -> None:
+    """Re-hash the run's inputs and outputs where they are now; exit 0 only when all match."""
+    from ubunye.lineage.verify import verify_record
+
+    store = make_store(usecase_dir, lineage_dir)
+    if record_path is not None:
+        record = store.load(record_path)
+    else:
+        record = resolve_task(store, usecase, package, task).find(run_id)
+    result = verify_record(record, engine=engine, base_dir=usecase_dir)
+    if as_json:
+        emit_json("verify", result.to_dict())
+    else:
+        show_.verification(result)
+    raise SystemExit(0 if result.data_proven_same else 1)
+
+
+@lineage_group.command("openlineage")
+@store_options
+@task_options
+@click.option("--run-id", default=None, help="Only this run (default: every run of the selection).")
+@lineage_errors
+def openlineage_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool, usecase: Optional[str],
+                        package: Optional[str], task: Optional[str], run_id: Optional[str]) -> None:
+    """Stored runs as OpenLineage run events, one JSON per line (POSTed if UBUNYE_OPENLINEAGE_URL is set)."""
+    from ubunye.lineage.openlineage import URL_ENV, PostError, post_events, stored_runs, to_openlineage_events
+
+    store = make_store(usecase_dir, lineage_dir)
+    if run_id is not None:
+        records = [resolve_task(store, usecase, package, task).find(run_id)]
+    else:
+        if task is not None and (usecase is None or package is None):
+            fail("-t needs -u and -p: a task is named by usecase/package/task")
+        if package is not None and usecase is None:
+            fail("-p needs -u: a package is named by usecase/package")
+        records = stored_runs(store, usecase=usecase, package=package, task=task)
+    events = to_openlineage_events(records)
+    url = os.environ.get(URL_ENV)
+    sent = None
+    if url:
+        try:
+            sent = post_events(url, events).to_dict()
+        except PostError as exc:
+            fail(str(exc))
+    if as_json:
+        emit_json("openlineage", {"events": events, "posted": sent})
+    else:
+        show_.json_lines(events)

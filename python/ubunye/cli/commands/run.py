@@ -1,0 +1,126 @@
+"""``ubunye run``: run task folders of one package, each leaving a run record.
+
+Exit status: 0 when every task succeeded (and its record, when recording, was
+written); 1 when a task failed, an expectation stopped it, or a record could
+not be written (one line per task saying why); 2 for usage errors.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
+import click
+
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+PIPELINE_FILE = "pipeline.yaml"
+
+
+def _parse_vars(values: Sequence[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in values:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(f"expected k=v; got {item!r}", param_hint="--var")
+        out[key.strip()] = value
+    return out
+
+
+def package_tasks(package_dir: Path) -> list[str]:
+    """The tasks of a package in run order: ``pipeline.yaml``'s ``tasks`` list, else by name."""
+    pipeline = package_dir / PIPELINE_FILE
+    if pipeline.is_file():
+        import yaml
+
+        doc = yaml.safe_load(pipeline.read_text(encoding="utf-8")) or {}
+        tasks = doc.get("tasks") if isinstance(doc, dict) else None
+        if not isinstance(tasks, list) or not all(isinstance(t, str) for t in tasks):
+            raise click.UsageError(f"{pipeline}: tasks: expected a list of task folder names")
+        return list(tasks)
+    return sorted(p.name for p in package_dir.iterdir() if (p / "config.yaml").is_file())
+
+
+@click.command("run")
+@click.option("-d", "--usecase-dir", "usecase_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Folder holding <usecase>/<package>/<task>/.")
+@click.option("-u", "--usecase", required=True, help="Usecase name.")
+@click.option("-p", "--package", required=True, help="Package name.")
+@click.option("-t", "--task", "tasks", multiple=True, help="Task to run (repeatable, run in order).")
+@click.option("--all", "run_all", is_flag=True, help="Run every task of the package (pipeline.yaml order, else by name).")
+@click.option("-dt", "--dt", "dt", default=None, help="The run date (template variable dt).")
+@click.option("-dtf", "--dtf", "dtf", default=None, help="The run date format (template variable dtf).")
+@click.option("-m", "--mode", default="DEV", show_default=True, help="Run mode (template variable mode).")
+@click.option("--var", "var_items", multiple=True, metavar="K=V", help="Extra template variable (repeatable).")
+@click.option("--backend", type=click.Choice(["spark", "pandas"]), default=None,
+              help="Backend (default: the config's ENGINE.backend, else spark).")
+@click.option("--hash-engine", type=click.Choice(["spark-native", "spark-sql"]), default=None,
+              help="Force a Spark hash engine (spark-sql: the built-in-functions fallback).")
+@click.option("--lineage", is_flag=True, help="Write a run record per task.")
+@click.option("--lineage-dir", default=".ubunye/lineage", show_default=True,
+              help="Where records go, relative to the usecase dir.")
+def run_command(
+    usecase_dir: Path,
+    usecase: str,
+    package: str,
+    tasks: tuple[str, ...],
+    run_all: bool,
+    dt: Optional[str],
+    dtf: Optional[str],
+    mode: str,
+    var_items: tuple[str, ...],
+    backend: Optional[str],
+    hash_engine: Optional[str],
+    lineage: bool,
+    lineage_dir: str,
+) -> None:
+    """Run tasks of USECASE/PACKAGE under USECASE_DIR."""
+    variables = _parse_vars(var_items)
+    package_dir = usecase_dir / usecase / package
+    if not package_dir.is_dir():
+        raise click.UsageError(f"no package folder {package_dir}")
+    if run_all and tasks:
+        raise click.UsageError("give -t TASK or --all, not both")
+    names = package_tasks(package_dir) if run_all else list(tasks)
+    if not names:
+        raise click.UsageError("no task to run: give -t TASK or --all")
+    for name in names:
+        if not (package_dir / name).is_dir():
+            raise click.UsageError(f"no task folder {package_dir / name}")
+    code = run_tasks(usecase_dir, usecase, package, names, dt=dt, dtf=dtf, mode=mode, variables=variables,
+                     backend=backend, hash_engine=hash_engine, lineage=lineage, lineage_dir=lineage_dir)
+    sys.exit(code)
+
+
+def run_tasks(usecase_dir: Path, usecase: str, package: str, names: Sequence[str], **options: Any) -> int:
+    """Run tasks in order (stopping at the first failure); print one line each; the exit code."""
+    from ubunye.engine.errors import EngineError
+    from ubunye.engine.runner import run_task
+
+    failed = False
+    for name in names:
+        task_path = f"{usecase}/{package}/{name}"
+        started = time.perf_counter()
+        try:
+            result = run_task(usecase_dir / usecase / package / name, raise_on_error=False, **options)
+        except EngineError as exc:  # a config or task that cannot be loaded: nothing ran
+            click.echo(f"FAIL {task_path}: {' '.join(str(exc).split())}", err=True)
+            failed = True
+            break
+        seconds = time.perf_counter() - started
+        if result.status == "success":
+            where = f", record {result.record_path}" if result.record_path else ""
+            click.echo(f"ok   {task_path} ({seconds:.1f}s, run {result.run_id[:8]}{where})")
+        else:
+            click.echo(f"FAIL {task_path}: {result.reason()}", err=True)
+        for error in result.record_errors:
+            click.echo(f"FAIL {task_path}: {' '.join(str(error).split())}", err=True)
+        for entry in result.expectations:
+            if not entry["passed"] and entry["severity"] == "warn":
+                click.echo(f"warn {task_path}: {entry['output']}: {entry['rule']} ({entry['kind']}) "
+                           f"broken by {entry['failed']} of {entry['total']}", err=True)
+        if not result.ok:
+            failed = True
+            break
+    return EXIT_FAILED if failed else 0

@@ -1,0 +1,103 @@
+"""Options shared by the ``ubunye lineage`` commands, and turning them into library objects.
+
+Every command takes ``-d/--usecase-dir``, ``--lineage-dir`` and ``--json``; the
+ones about one task take ``-u/-p/-t``. :func:`lineage_errors` turns library
+errors into one line on stderr and exit code 2, and store warnings (a skipped
+unreadable record) into one ``warning:`` line on stderr naming the file.
+"""
+from __future__ import annotations
+
+import functools
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Optional, TypeVar
+
+import click
+
+from ubunye.cli.render import fail, warn
+from ubunye.lineage.errors import LineageError
+from ubunye.lineage.record import RunRecord
+from ubunye.lineage.store import FileStore, open_store
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def store_options(func: F) -> F:
+    """``-d/--usecase-dir``, ``--lineage-dir`` and ``--json``."""
+    func = click.option("--json", "as_json", is_flag=True,
+                        help="Print one JSON document (with schema_version) and nothing else.")(func)
+    func = click.option("--lineage-dir", type=click.Path(path_type=Path), default=None,
+                        help="The lineage folder (default .ubunye/lineage), relative to the usecase dir.")(func)
+    func = click.option("-d", "--usecase-dir", type=click.Path(path_type=Path), default=Path("."),
+                        show_default=True, help="The usecase folder.")(func)
+    return func
+
+
+def task_options(func: F) -> F:
+    """``-u/--usecase``, ``-p/--package``, ``-t/--task``."""
+    func = click.option("-t", "--task", default=None, help="Task name.")(func)
+    func = click.option("-p", "--package", default=None, help="Package name.")(func)
+    func = click.option("-u", "--usecase", default=None, help="Usecase name.")(func)
+    return func
+
+
+def lineage_errors(func: F) -> F:
+    """Run a command: library errors -> one line on stderr, exit 2; warnings -> stderr."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                return func(*args, **kwargs)
+            except (LineageError, ValueError, OSError) as exc:
+                _flush(caught)
+                fail(str(exc))
+            finally:
+                _flush(caught)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _flush(caught: list[warnings.WarningMessage]) -> None:
+    while caught:
+        warn(str(caught.pop(0).message))
+
+
+@dataclass(frozen=True)
+class TaskRef:
+    """A resolved task: its names and its store."""
+
+    store: FileStore
+    usecase: str
+    package: str
+    task: str
+
+    @property
+    def path(self) -> str:
+        return f"{self.usecase}/{self.package}/{self.task}"
+
+    def find(self, run_id: Optional[str]) -> RunRecord:
+        return self.store.find(self.usecase, self.package, self.task, run_id)
+
+    def runs(self) -> list[RunRecord]:
+        return self.store.list_runs(self.usecase, self.package, self.task)
+
+
+def make_store(usecase_dir: Path, lineage_dir: Optional[Path]) -> FileStore:
+    """The store the options name."""
+    return open_store(usecase_dir, lineage_dir)
+
+
+def resolve_task(store: FileStore, usecase: Optional[str], package: Optional[str], task: Optional[str]) -> TaskRef:
+    """The task ``-u/-p/-t`` name; all three may be left out when the store holds one task."""
+    if usecase and package and task:
+        return TaskRef(store, usecase, package, task)
+    if usecase is None and package is None and task is None:
+        tasks = store.iter_tasks()
+        if len(tasks) == 1:
+            return TaskRef(store, *tasks[0])
+        fail(f"name the task with -u/-p/-t: {store.root} holds {len(tasks)} tasks")
+    missing = [flag for flag, value in (("-u", usecase), ("-p", package), ("-t", task)) if not value]
+    fail(f"name the task completely: missing {', '.join(missing)}")

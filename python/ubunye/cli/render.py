@@ -1,0 +1,102 @@
+"""Terminal output shared by the commands: aligned tables, colour, JSON, errors.
+
+Colour is used only when stdout is a terminal and ``NO_COLOR`` is not set.
+Errors and warnings go to stderr in one line each; stdout carries only the
+result (with ``--json``, exactly one JSON document).
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any, NoReturn, Optional, Sequence
+
+import click
+
+JSON_SCHEMA_VERSION = 1
+
+# verdicts and statuses -> colour
+_COLOURS = {
+    "unchanged": "green", "success": "green", "same": "green", "yes": "green",
+    "changed": "red", "error": "red", "missing": "red", "no": "red", "FAIL": "red",
+    "unknown": "yellow", "not comparable": "yellow", "interrupted": "yellow", "running": "cyan",
+}
+
+
+def use_colour(stream: Any = None) -> bool:
+    """True when ``stream`` (default stdout) is a terminal and NO_COLOR is unset."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    stream = stream if stream is not None else sys.stdout
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty and isatty())
+    except ValueError:  # closed stream
+        return False
+
+
+def paint(text: str, key: Optional[str] = None, *, bold: bool = False) -> str:
+    """``text`` coloured after ``key`` (default: the text itself) when colour is on."""
+    if not use_colour():
+        return text
+    colour = _COLOURS.get(key if key is not None else text)
+    if colour is None and not bold:
+        return text
+    return click.style(text, fg=colour, bold=bold)
+
+
+def cell(value: Any) -> str:
+    """A value as table text: ``-`` for None, never a false 0."""
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.3f}".rstrip("0").rstrip(".") if value else "0"
+    return str(value)
+
+
+def short_hash(value: Optional[str], width: int = 12) -> str:
+    """``sha256:9c8ec3b88dbe`` (the algorithm and the first ``width`` hex digits)."""
+    if value is None:
+        return "-"
+    algo, sep, digest = value.partition(":")
+    return f"{algo}:{digest[:width]}" if sep else value[:width]
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], *, colour_column: Optional[int] = None) -> str:
+    """Plain text columns, left aligned, two spaces apart (colour after alignment)."""
+    texts = [[cell(v) for v in row] for row in rows]
+    widths = [len(h) for h in headers]
+    for row in texts:
+        for i, text in enumerate(row):
+            widths[i] = max(widths[i], len(text))
+    lines = ["  ".join(paint(h.ljust(widths[i]), "", bold=True) for i, h in enumerate(headers)).rstrip()]
+    for row in texts:
+        parts = []
+        for i, text in enumerate(row):
+            padded = text.ljust(widths[i])
+            parts.append(paint(padded, text) if i == colour_column else padded)
+        lines.append("  ".join(parts).rstrip())
+    return "\n".join(lines)
+
+
+def emit_json(command: str, payload: dict[str, Any]) -> None:
+    """Print exactly one JSON document: ``schema_version``, ``command`` and the payload."""
+    document = {"schema_version": JSON_SCHEMA_VERSION, "command": command, **payload}
+    click.echo(json.dumps(document, indent=2, ensure_ascii=False, default=str))
+
+
+def echo(text: str = "") -> None:
+    """A line of human output on stdout."""
+    click.echo(text)
+
+
+def warn(message: str) -> None:
+    """One warning line on stderr."""
+    click.echo(f"{paint('warning:', 'unknown') if use_colour(sys.stderr) else 'warning:'} {message}", err=True)
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """One error line on stderr, then exit with ``code`` (2: error or usage)."""
+    first = " ".join(str(message).split("\n")[0].split()) or "error"
+    click.echo(f"error: {first}", err=True)
+    raise SystemExit(code)

@@ -1,0 +1,231 @@
+"""The Spark backend: parquet, csv, json, Delta and catalog tables, hashed on the write.
+
+With recording on, an output's rows-v1 hash is taken in the same pass as its
+write: the native sums aggregate (``ubunye.spark.rows_v1_sums_column``) is
+attached with ``DataFrame.observe`` and read back from the
+:class:`~pyspark.sql.Observation` after the write. Where that is impossible
+(no native functions, e.g. Spark Connect or a forced ``spark-sql`` engine, a
+hash that cannot be built, or a write that did not run its query) the hash is
+taken in a second pass and the step says so (``hash_pass``).
+"""
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any, Mapping, Optional, Sequence
+
+from ubunye.engine.backends.base import Backend, FramePort, ReadResult, WriteResult, one_line
+from ubunye.engine.backends.spark_session import delta_version_of, get_session, table_exists
+from ubunye.engine.config import IOSpec
+from ubunye.engine.errors import IOSpecError
+from ubunye.engine.expectations import Outcome, Rule
+
+SAME_PASS = "same-pass"
+SECOND_PASS = "second-pass"
+OBSERVATION_WAIT_SEC = 120.0
+# Formats whose files hold exactly the frame's schema and rows: a second pass
+# may read them back; csv and json do not (types are inferred again on read).
+_LOSSLESS = ("parquet", "delta", "table")
+
+
+class SparkFramePort:
+    """A Spark DataFrame seen through the frame port (rows via Arrow, UTC instants)."""
+
+    def __init__(self, df: Any) -> None:
+        self._df = df
+
+    @property
+    def schema(self) -> Mapping[str, str]:
+        from ubunye.spark import spark_kinds
+
+        return dict(spark_kinds(self._df.schema))
+
+    def count(self) -> int:
+        return int(self._df.count())
+
+    def collect(self) -> list[dict[str, Any]]:
+        return list(self._df.toArrow().to_pylist())
+
+
+class SparkBackend(Backend):
+    """Reads and writes with a SparkSession (the active one, or a local one it starts)."""
+
+    name = "spark"
+    formats = ("parquet", "csv", "json", "delta", "table")
+
+    def __init__(
+        self,
+        spark: Any = None,
+        *,
+        time_zone: Optional[str] = None,
+        spark_conf: Optional[Mapping[str, str]] = None,
+        hash_engine: Optional[str] = None,
+    ) -> None:
+        self.spark = get_session(spark, time_zone=time_zone, spark_conf=spark_conf or {})
+        self.time_zone = str(self.spark.conf.get("spark.sql.session.timeZone"))
+        if hash_engine not in (None, "spark-native", "spark-sql"):
+            raise ValueError(f"unknown Spark hash engine {hash_engine!r}: expected spark-native or spark-sql")
+        self.hash_engine = hash_engine
+        self._native: Optional[bool] = None
+
+    # --- reading -----------------------------------------------------------
+    def read(self, spec: IOSpec) -> ReadResult:
+        options = {str(k): v for k, v in spec.options.items()}
+        if spec.format == "csv":
+            options.setdefault("header", True)
+            options.setdefault("inferSchema", True)
+        version: Optional[int] = None
+        if spec.format in ("delta", "table") and spec.version is not None:
+            options["versionAsOf"] = spec.version
+        if spec.format == "table":
+            reader = self.spark.read.options(**options)
+            frame = reader.table(spec.table)
+            version = spec.version if spec.version is not None else delta_version_of(self.spark, table=spec.table)
+        else:
+            frame = self.spark.read.format(spec.format).options(**options).load(spec.path)
+            if spec.format == "delta":
+                version = spec.version if spec.version is not None else delta_version_of(self.spark, path=spec.path)
+        return ReadResult(frame, version)
+
+    # --- writing -----------------------------------------------------------
+    def _exists(self, spec: IOSpec) -> bool:
+        if spec.format == "table":
+            return table_exists(self.spark, str(spec.table))
+        jvm = self.spark.sparkContext._jvm
+        hadoop_path = jvm.org.apache.hadoop.fs.Path(spec.path)
+        fs = hadoop_path.getFileSystem(self.spark.sparkContext._jsc.hadoopConfiguration())
+        return bool(fs.exists(hadoop_path))
+
+    def write(self, frame: Any, spec: IOSpec, *, hash_output: bool = False) -> WriteResult:
+        what = f"output {spec.name!r}"
+        if not self.is_frame(frame):
+            raise IOSpecError(f"{what}: expected a Spark DataFrame; got {type(frame).__name__}")
+        exists = self._exists(spec)
+        if exists and spec.mode == "errorifexists":
+            raise IOSpecError(f"{what}: {spec.location} already exists (mode errorifexists)")
+        if exists and spec.mode == "ignore":
+            return WriteResult(written=False)
+        observation, hash_error = (None, None)
+        if hash_output and self._can_observe():
+            observation, frame_to_write, hash_error = self._observe(frame, spec.name)
+        else:
+            frame_to_write = frame
+        self._save(frame_to_write, spec)
+        version = self._written_version(spec)
+        if not hash_output:
+            return WriteResult(written=True, delta_version=version)
+        fp = None
+        if observation is not None:
+            started = time.perf_counter()
+            fp, hash_error = self._observed(frame, observation)
+            seconds = time.perf_counter() - started
+            if fp is not None:
+                return WriteResult(True, version, fp, SAME_PASS, round(seconds, 6))
+        started = time.perf_counter()
+        fp = self._second_pass(frame, spec, version)
+        if hash_error and fp.error is None and fp.data_hash is None:
+            fp = _with_error(fp, hash_error)
+        return WriteResult(True, version, fp, SECOND_PASS, round(time.perf_counter() - started, 6))
+
+    def _save(self, frame: Any, spec: IOSpec) -> None:
+        writer = frame.write.mode(spec.mode).options(**{str(k): v for k, v in spec.options.items()})
+        if spec.partition_by:
+            writer = writer.partitionBy(*spec.partition_by)
+        if spec.format == "csv" and "header" not in spec.options:
+            writer = writer.option("header", True)
+        if spec.format == "table":
+            writer.saveAsTable(spec.table)
+        else:
+            writer.format(spec.format).save(spec.path)
+
+    def _written_version(self, spec: IOSpec) -> Optional[int]:
+        if spec.format == "delta":
+            return delta_version_of(self.spark, path=spec.path)
+        if spec.format == "table":
+            return delta_version_of(self.spark, table=spec.table)
+        return None
+
+    # --- hashing -----------------------------------------------------------
+    def _can_observe(self) -> bool:
+        if self.hash_engine == "spark-sql":
+            return False
+        if self._native is None:
+            from ubunye.spark import native_available
+
+            self._native = bool(native_available(self.spark))
+        return self._native
+
+    def _observe(self, frame: Any, name: str) -> tuple[Any, Any, Optional[str]]:
+        from pyspark.sql.observation import Observation
+
+        from ubunye.spark import rows_v1_sums_column
+
+        try:
+            column = rows_v1_sums_column(frame)
+        except Exception as exc:  # noqa: BLE001 - a type with no canonical text: second pass reports it
+            return None, frame, one_line(exc)
+        observation = Observation(f"ubunye_{name}_{uuid.uuid4().hex[:8]}")
+        return observation, frame.observe(observation, column.alias("rows_v1")), None
+
+    def _observed(self, frame: Any, observation: Any) -> tuple[Any, Optional[str]]:
+        """The observed sums as a Fingerprint, waiting a bounded time for them."""
+        jo = getattr(observation, "_jo", None)
+        if jo is not None:
+            deadline = time.monotonic() + OBSERVATION_WAIT_SEC
+            future = jo.future()
+            while not future.isCompleted():
+                if time.monotonic() > deadline:
+                    return None, "the write's observed metrics did not arrive"
+                time.sleep(0.01)
+        try:
+            from ubunye.spark import fingerprint_from_sums
+
+            metrics = observation.get
+            return fingerprint_from_sums(frame.schema, metrics["rows_v1"]), None
+        except Exception as exc:  # noqa: BLE001
+            return None, one_line(exc)
+
+    def _second_pass(self, frame: Any, spec: IOSpec, version: Optional[int]) -> Any:
+        """Hash again: the written data for lossless formats, else the frame."""
+        readback = spec.format in _LOSSLESS and spec.mode in ("overwrite", "errorifexists") and not spec.partition_by
+        if readback:
+            options: dict[str, Any] = {}
+            if version is not None:
+                options["versionAsOf"] = version
+            if spec.format == "table":
+                target = self.spark.read.options(**options).table(spec.table)
+            else:
+                target = self.spark.read.format(spec.format).options(**options).load(spec.path)
+            return self.fingerprint(target)
+        return self.fingerprint(frame)
+
+    def fingerprint(self, frame: Any) -> Any:
+        from ubunye.spark import fingerprint_spark
+
+        return fingerprint_spark(frame, engine=self.hash_engine)
+
+    def input_hash_pass(self) -> str:
+        return SECOND_PASS
+
+    # --- port --------------------------------------------------------------
+    def port(self, frame: Any) -> FramePort:
+        return SparkFramePort(frame)
+
+    def from_arrow(self, table: Any) -> Any:
+        return self.spark.createDataFrame(table)
+
+    def is_frame(self, obj: Any) -> bool:
+        from pyspark.sql import DataFrame
+
+        return isinstance(obj, DataFrame)
+
+    def check(self, frame: Any, rules: Sequence[Rule]) -> list[Outcome]:
+        from ubunye.engine.checks_spark import evaluate_spark
+
+        return evaluate_spark(frame, rules)
+
+
+def _with_error(fp: Any, error: str) -> Any:
+    from dataclasses import replace
+
+    return replace(fp, error=error)

@@ -1,0 +1,359 @@
+"""Task configuration: load ``config.yaml``, render it with Jinja2, validate it.
+
+A config has four top-level keys::
+
+    MODEL: etl                    # optional, default "etl"
+    VERSION: "0.1.0"              # optional
+    ENGINE:                       # optional Spark settings
+      time_zone: UTC              # session time zone (default UTC)
+      spark_conf: {spark.sql.shuffle.partitions: "4"}
+      profiles: {PROD: {spark_conf: {...}}}   # merged in for that mode
+    CONFIG:
+      inputs:  {name: {format, path | table, options, version}}
+      outputs: {name: {format, path | table, mode, options, partition_by}}
+      transform: {params: {...}}  # handed to the Task as ``self.params``
+      expectations: {name: [{kind, column, severity, ...}]}
+      monitors: [{type: lineage, params: {hash_inputs: true}}]   # older configs
+
+Every string is rendered with Jinja2 (``StrictUndefined``: an unknown name is an
+error) after the YAML is parsed, so a value can never change the structure.
+Every problem is a :class:`ConfigError` naming the file, the key and what was
+expected.
+"""
+from __future__ import annotations
+
+import os
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Optional
+
+import yaml
+
+from ubunye.engine.errors import ConfigDeprecationWarning, ConfigError
+from ubunye.engine.expectations import Rule, parse_rules
+
+FORMATS = ("parquet", "csv", "json", "delta", "table")
+MODES = ("overwrite", "append", "ignore", "errorifexists")
+_MODE_ALIASES = {"error": "errorifexists", "default": "errorifexists"}
+_TOP_KEYS = ("MODEL", "VERSION", "ENGINE", "CONFIG")
+_CONFIG_KEYS = ("inputs", "outputs", "transform", "expectations", "monitors")
+_ENGINE_KEYS = ("time_zone", "spark_conf", "profiles", "backend")
+_INPUT_KEYS = ("format", "path", "table", "options", "version")
+_OUTPUT_KEYS = ("format", "path", "table", "mode", "options", "partition_by")
+_LINEAGE_PARAMS = ("hash_inputs", "sample_fraction", "store", "base_dir")
+
+
+@dataclass(frozen=True)
+class IOSpec:
+    """One input or output: where it is and how to read or write it."""
+
+    name: str
+    direction: str  # "input" | "output"
+    format: str
+    path: Optional[str] = None
+    table: Optional[str] = None
+    mode: str = "overwrite"
+    options: Mapping[str, Any] = field(default_factory=dict)
+    partition_by: tuple[str, ...] = ()
+    version: Optional[int] = None  # Delta: read this version (time travel)
+
+    @property
+    def location(self) -> str:
+        """The path or table name, as recorded on the step."""
+        return self.path if self.path is not None else str(self.table)
+
+
+@dataclass(frozen=True)
+class LineageSettings:
+    """Recording settings from ``CONFIG.monitors`` (``type: lineage``)."""
+
+    hash_inputs: bool = True
+    store: str = "filesystem"
+    base_dir: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class EngineSettings:
+    """The ``ENGINE`` section, with the run mode's profile merged in."""
+
+    time_zone: Optional[str] = None
+    spark_conf: Mapping[str, str] = field(default_factory=dict)
+    backend: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class TaskConfig:
+    """A validated, rendered task configuration."""
+
+    file: Path
+    model: str
+    version: Optional[str]
+    engine: EngineSettings
+    inputs: Mapping[str, IOSpec]
+    outputs: Mapping[str, IOSpec]
+    params: Mapping[str, Any]
+    expectations: Mapping[str, tuple[Rule, ...]]
+    lineage: Optional[LineageSettings]
+    raw: Mapping[str, Any]  # the rendered document, for the config hash
+
+    def rules_for(self, name: str) -> tuple[Rule, ...]:
+        return tuple(self.expectations.get(name, ()))
+
+
+def template_variables(
+    *,
+    task_dir: Path,
+    mode: str = "DEV",
+    dt: Optional[str] = None,
+    dtf: Optional[str] = None,
+    variables: Optional[Mapping[str, Any]] = None,
+) -> dict[str, Any]:
+    """The Jinja2 variables of a run: ``dt``, ``dtf`` (when given), ``mode``,
+    every ``--var``, ``task_dir`` and ``env`` (the process environment)."""
+    out: dict[str, Any] = dict(variables or {})
+    out["mode"] = mode
+    if dt is not None:
+        out["dt"] = dt
+    if dtf is not None:
+        out["dtf"] = dtf
+    out["task_dir"] = str(task_dir)
+    out["env"] = dict(os.environ)
+    return out
+
+
+def load_config(
+    task_dir: Path,
+    *,
+    mode: str = "DEV",
+    dt: Optional[str] = None,
+    dtf: Optional[str] = None,
+    variables: Optional[Mapping[str, Any]] = None,
+) -> TaskConfig:
+    """Read, render and validate ``<task_dir>/config.yaml``."""
+    task_dir = Path(task_dir)
+    file = task_dir / "config.yaml"
+    if not file.is_file():
+        raise ConfigError(file, None, "no such file (a task folder needs config.yaml)")
+    try:
+        doc = yaml.safe_load(file.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        reason = " ".join(str(exc).split())
+        raise ConfigError(file, None, f"not valid YAML: {reason}") from None
+    env = template_variables(task_dir=task_dir, mode=mode, dt=dt, dtf=dtf, variables=variables)
+    rendered = render(doc, env, file)
+    return validate(rendered, file, mode=mode)
+
+
+def render(doc: Any, variables: Mapping[str, Any], file: Path, key: str = "") -> Any:
+    """Render every string of ``doc`` with Jinja2; undefined names are errors."""
+    import jinja2
+
+    environment = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+
+    def walk(node: Any, where: str) -> Any:
+        if isinstance(node, str):
+            if "{{" not in node and "{%" not in node and "{#" not in node:
+                return node
+            try:
+                return environment.from_string(node).render(**variables)
+            except jinja2.UndefinedError as exc:
+                raise ConfigError(file, where or None, f"template {node!r}: {exc.message}") from None
+            except jinja2.TemplateError as exc:
+                raise ConfigError(file, where or None, f"template {node!r}: {exc}") from None
+        if isinstance(node, dict):
+            return {k: walk(v, f"{where}.{k}" if where else str(k)) for k, v in node.items()}
+        if isinstance(node, list):
+            return [walk(v, f"{where}[{i}]") for i, v in enumerate(node)]
+        return node
+
+    return walk(doc, key)
+
+
+def _mapping(value: Any, file: Path, key: str, *, required: bool = False) -> dict[str, Any]:
+    if value is None:
+        if required:
+            raise ConfigError(file, key, "expected a mapping; got nothing")
+        return {}
+    if not isinstance(value, dict):
+        raise ConfigError(file, key, f"expected a mapping; got {type(value).__name__} {value!r}")
+    for k in value:
+        if not isinstance(k, str):
+            raise ConfigError(file, key, f"expected string keys; got {k!r}")
+    return value
+
+
+def _unknown(doc: Mapping[str, Any], allowed: tuple[str, ...], file: Path, key: str) -> None:
+    for k in doc:
+        if k not in allowed:
+            where = f"{key}.{k}" if key else k
+            raise ConfigError(file, where, f"unknown key; expected one of {', '.join(allowed)}")
+
+
+def _text(value: Any, file: Path, key: str) -> str:
+    if isinstance(value, bool) or value is None or isinstance(value, (dict, list)):
+        raise ConfigError(file, key, f"expected a string; got {value!r}")
+    return str(value)
+
+
+def validate(doc: Any, file: Path, *, mode: str = "DEV") -> TaskConfig:
+    """Turn a rendered document into a :class:`TaskConfig` or raise :class:`ConfigError`."""
+    top = _mapping(doc, file, "", required=True) if doc is not None else None
+    if top is None:
+        raise ConfigError(file, None, "empty file; expected MODEL, VERSION, ENGINE and CONFIG")
+    _unknown(top, _TOP_KEYS, file, "")
+    if "CONFIG" not in top:
+        raise ConfigError(file, "CONFIG", "missing; expected a mapping with inputs and outputs")
+    model = _text(top.get("MODEL", "etl"), file, "MODEL")
+    version = None if top.get("VERSION") is None else _text(top["VERSION"], file, "VERSION")
+    engine = _engine(_mapping(top.get("ENGINE"), file, "ENGINE"), file, mode)
+    config = _mapping(top["CONFIG"], file, "CONFIG", required=True)
+    _unknown(config, _CONFIG_KEYS, file, "CONFIG")
+    inputs = {
+        name: _io(name, spec, "input", file)
+        for name, spec in _mapping(config.get("inputs"), file, "CONFIG.inputs").items()
+    }
+    outputs = {
+        name: _io(name, spec, "output", file)
+        for name, spec in _mapping(config.get("outputs"), file, "CONFIG.outputs").items()
+    }
+    if not outputs:
+        raise ConfigError(file, "CONFIG.outputs", "expected at least one output")
+    both = sorted(set(inputs) & set(outputs))
+    if both:
+        raise ConfigError(file, f"CONFIG.outputs.{both[0]}", "the same name is also an input; names must differ")
+    transform = _mapping(config.get("transform"), file, "CONFIG.transform")
+    _unknown(transform, ("params", "type"), file, "CONFIG.transform")
+    if transform.get("type", "task") != "task":
+        raise ConfigError(file, "CONFIG.transform.type", f"expected 'task'; got {transform['type']!r}")
+    params = _mapping(transform.get("params"), file, "CONFIG.transform.params")
+    expectations: dict[str, tuple[Rule, ...]] = {}
+    for name, rules in _mapping(config.get("expectations"), file, "CONFIG.expectations").items():
+        if name not in inputs and name not in outputs:
+            known = ", ".join(sorted({*inputs, *outputs}))
+            raise ConfigError(file, f"CONFIG.expectations.{name}", f"expected the name of an input or output ({known})")
+        expectations[name] = parse_rules(rules, file, f"CONFIG.expectations.{name}")
+    lineage = _monitors(config.get("monitors"), file)
+    return TaskConfig(
+        file=file,
+        model=model,
+        version=version,
+        engine=engine,
+        inputs=inputs,
+        outputs=outputs,
+        params=dict(params),
+        expectations=expectations,
+        lineage=lineage,
+        raw=top,
+    )
+
+
+def _engine(section: dict[str, Any], file: Path, mode: str) -> EngineSettings:
+    _unknown(section, _ENGINE_KEYS, file, "ENGINE")
+    conf = {str(k): str(v) for k, v in _mapping(section.get("spark_conf"), file, "ENGINE.spark_conf").items()}
+    profiles = _mapping(section.get("profiles"), file, "ENGINE.profiles")
+    time_zone = section.get("time_zone")
+    if mode in profiles:
+        profile = _mapping(profiles[mode], file, f"ENGINE.profiles.{mode}")
+        _unknown(profile, ("spark_conf", "time_zone"), file, f"ENGINE.profiles.{mode}")
+        conf.update({str(k): str(v) for k, v in _mapping(profile.get("spark_conf"), file, f"ENGINE.profiles.{mode}.spark_conf").items()})
+        time_zone = profile.get("time_zone", time_zone)
+    if time_zone is None:
+        time_zone = conf.get("spark.sql.session.timeZone")
+    backend = section.get("backend")
+    if backend is not None and backend not in ("spark", "pandas"):
+        raise ConfigError(file, "ENGINE.backend", f"expected one of spark, pandas; got {backend!r}")
+    tz = None if time_zone is None else _text(time_zone, file, "ENGINE.time_zone")
+    return EngineSettings(time_zone=tz, spark_conf=conf, backend=backend)
+
+
+def _io(name: str, spec: Any, direction: str, file: Path) -> IOSpec:
+    key = f"CONFIG.{direction}s.{name}"
+    body = _mapping(spec, file, key, required=True)
+    _unknown(body, _INPUT_KEYS if direction == "input" else _OUTPUT_KEYS, file, key)
+    fmt = body.get("format")
+    if fmt is None:
+        raise ConfigError(file, f"{key}.format", f"missing; expected one of {', '.join(FORMATS)}")
+    fmt = str(fmt).lower()
+    if fmt not in FORMATS:
+        raise ConfigError(file, f"{key}.format", f"expected one of {', '.join(FORMATS)}; got {body['format']!r}")
+    path = body.get("path")
+    table = body.get("table")
+    if fmt == "table":
+        if table is None:
+            raise ConfigError(file, f"{key}.table", "missing; format 'table' needs a catalog table name")
+        if path is not None:
+            raise ConfigError(file, f"{key}.path", "not allowed with format 'table'; use table")
+    else:
+        if path is None:
+            raise ConfigError(file, f"{key}.path", f"missing; format {fmt!r} needs a path")
+        if table is not None:
+            raise ConfigError(file, f"{key}.table", f"not allowed with format {fmt!r}; use path")
+    options = _mapping(body.get("options"), file, f"{key}.options")
+    mode = "overwrite"
+    partition_by: tuple[str, ...] = ()
+    version: Optional[int] = None
+    if direction == "output":
+        raw_mode = str(body.get("mode", "overwrite")).lower()
+        mode = _MODE_ALIASES.get(raw_mode, raw_mode)
+        if mode not in MODES:
+            raise ConfigError(file, f"{key}.mode", f"expected one of {', '.join(MODES)}; got {body['mode']!r}")
+        pb = body.get("partition_by", [])
+        if isinstance(pb, str):
+            pb = [pb]
+        if not isinstance(pb, list) or not all(isinstance(c, str) for c in pb):
+            raise ConfigError(file, f"{key}.partition_by", f"expected a list of column names; got {pb!r}")
+        partition_by = tuple(pb)
+    elif body.get("version") is not None:
+        if fmt not in ("delta", "table"):
+            raise ConfigError(file, f"{key}.version", f"only Delta inputs have versions; format is {fmt!r}")
+        try:
+            version = int(body["version"])
+        except (TypeError, ValueError):
+            raise ConfigError(file, f"{key}.version", f"expected an integer; got {body['version']!r}") from None
+    return IOSpec(
+        name=name,
+        direction=direction,
+        format=fmt,
+        path=None if path is None else _text(path, file, f"{key}.path"),
+        table=None if table is None else _text(table, file, f"{key}.table"),
+        mode=mode,
+        options=dict(options),
+        partition_by=partition_by,
+        version=version,
+    )
+
+
+def _monitors(value: Any, file: Path) -> Optional[LineageSettings]:
+    """``CONFIG.monitors`` of older configs: ``type: lineage`` turns recording on."""
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise ConfigError(file, "CONFIG.monitors", f"expected a list of {{type, params}}; got {value!r}")
+    settings: Optional[LineageSettings] = None
+    for i, item in enumerate(value):
+        key = f"CONFIG.monitors[{i}]"
+        body = _mapping(item, file, key, required=True)
+        _unknown(body, ("type", "params"), file, key)
+        if body.get("type") != "lineage":
+            raise ConfigError(file, f"{key}.type", f"expected 'lineage'; got {body.get('type')!r}")
+        params = _mapping(body.get("params"), file, f"{key}.params")
+        _unknown(params, _LINEAGE_PARAMS, file, f"{key}.params")
+        if "sample_fraction" in params:
+            warnings.warn(
+                f"{file}: {key}.params.sample_fraction is ignored: rows-v1 hashes every row",
+                ConfigDeprecationWarning,
+                stacklevel=2,
+            )
+        hash_inputs = params.get("hash_inputs", True)
+        if not isinstance(hash_inputs, bool):
+            if str(hash_inputs).lower() in ("true", "false"):
+                hash_inputs = str(hash_inputs).lower() == "true"
+            else:
+                raise ConfigError(file, f"{key}.params.hash_inputs", f"expected true or false; got {hash_inputs!r}")
+        settings = LineageSettings(
+            hash_inputs=hash_inputs,
+            store=str(params.get("store", "filesystem")),
+            base_dir=None if params.get("base_dir") is None else str(params["base_dir"]),
+        )
+    return settings

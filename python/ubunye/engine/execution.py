@@ -1,0 +1,340 @@
+"""One run of one task, step by step: read, check, transform, check, write, record.
+
+:class:`TaskExecution` is shared by :func:`ubunye.engine.runner.run_task`,
+``run_pipeline`` and the notebook helper, so their records are equally
+complete: the same identity, code hash, timings, expectations and hashes.
+"""
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Optional
+
+from ubunye.engine.backends import Backend, make_backend
+from ubunye.engine.config import IOSpec, TaskConfig, load_config
+from ubunye.engine.errors import EngineError, ExpectationError
+from ubunye.engine.expectations import broken_line, result_entry
+from ubunye.engine.loader import load_task, task_identity
+from ubunye.engine.task import Task
+from ubunye.engine.timings import Timings
+
+DEFAULT_LINEAGE_DIR = ".ubunye/lineage"
+
+
+class TransformError(EngineError):
+    """A transform that returned something other than the configured outputs."""
+
+
+@dataclass
+class TaskResult:
+    """What a task run did: its status, its record and, on failure, why."""
+
+    task_path: str
+    run_id: str
+    status: str = "running"
+    error: Optional[BaseException] = None
+    record: Any = None  # RunRecord, when recorded
+    record_path: Optional[Path] = None
+    record_errors: list[Any] = field(default_factory=list)
+    outputs: dict[str, Any] = field(default_factory=dict)
+    expectations: list[dict[str, Any]] = field(default_factory=list)
+    timings: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "success" and not self.record_errors
+
+    def reason(self) -> str:
+        """One line: why the run failed, or why its record is missing."""
+        if self.error is not None:
+            text = f"{type(self.error).__name__}: {self.error}" if not isinstance(self.error, EngineError) else str(self.error)
+            return " ".join(text.split())
+        if self.record_errors:
+            return " ".join(str(self.record_errors[0]).split())
+        return self.status
+
+
+def _one_line(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+
+
+class TaskExecution:
+    """The state of one task run, advanced by :meth:`read`, :meth:`transform`, :meth:`write`."""
+
+    def __init__(
+        self,
+        task_dir: Path,
+        *,
+        mode: str = "DEV",
+        dt: Optional[str] = None,
+        dtf: Optional[str] = None,
+        backend: Optional[str] = None,
+        spark: Any = None,
+        variables: Optional[Mapping[str, Any]] = None,
+        lineage: bool = False,
+        lineage_dir: Optional[str] = DEFAULT_LINEAGE_DIR,
+        hash_engine: Optional[str] = None,
+        backend_obj: Optional[Backend] = None,
+    ) -> None:
+        self.task_dir = Path(task_dir).resolve()
+        self.usecase_dir, self.usecase, self.package, self.task_name = task_identity(self.task_dir)
+        self.variables = dict(variables or {})
+        self.mode = mode
+        self.config: TaskConfig = load_config(self.task_dir, mode=mode, dt=dt, dtf=dtf, variables=self.variables)
+        name = backend or self.config.engine.backend or "spark"
+        if backend_obj is not None:
+            self.backend = backend_obj
+        else:
+            self.backend = make_backend(
+                name,
+                spark=spark,
+                time_zone=self.config.engine.time_zone,
+                spark_conf=dict(self.config.engine.spark_conf),
+                hash_engine=hash_engine,
+            )
+        for spec in [*self.config.inputs.values(), *self.config.outputs.values()]:
+            self.backend.check_spec(spec)
+        self.task: Task = load_task(self.task_dir)
+        self.run_vars: dict[str, Any] = {**self.variables, "mode": mode}
+        if dt is not None:
+            self.run_vars["dt"] = dt
+        if dtf is not None:
+            self.run_vars["dtf"] = dtf
+        settings = self.config.lineage
+        self.lineage = bool(lineage or settings is not None)
+        self.hash_inputs = settings.hash_inputs if settings is not None else True
+        if lineage_dir in (None, DEFAULT_LINEAGE_DIR) and settings is not None and settings.base_dir:
+            lineage_dir = settings.base_dir
+        self.lineage_dir = lineage_dir or DEFAULT_LINEAGE_DIR
+        self.run_id = str(uuid.uuid4())
+        self.result = TaskResult(task_path=f"{self.usecase}/{self.package}/{self.task_name}", run_id=self.run_id)
+        self.timings = Timings()
+        self.expectations: list[dict[str, Any]] = []
+        self.sources: dict[str, Any] = {}
+        self.outputs: dict[str, Any] = {}
+        self.input_events: dict[str, Any] = {}
+        self.output_events: dict[str, Any] = {}
+        self.recorder: Any = None
+        self.context: Any = None
+        self._started = time.perf_counter()
+        self._finished = False
+
+    # --- recording ---------------------------------------------------------
+    def start(self) -> "TaskExecution":
+        """Open the run (and its ``running`` record when recording)."""
+        self._started = time.perf_counter()
+        if not self.lineage:
+            return self
+        from ubunye.lineage.context import RunContext
+        from ubunye.lineage.recorder import LineageRecorder
+
+        self.recorder = LineageRecorder(base_dir=self.lineage_dir, hash_inputs=self.hash_inputs)
+        self.context = RunContext(
+            usecase=self.usecase,
+            package=self.package,
+            task=self.task_name,
+            usecase_dir=self.usecase_dir,
+            run_id=self.run_id,
+            task_dir=self.task_dir,
+            profile=self.mode,
+            model=self.config.model,
+            version=self.config.version,
+            backend=self.backend.name,
+            variables=self.run_vars,
+            time_zone=self.backend.time_zone,
+            spark=self.backend.spark,
+        )
+        self.recorder.task_start(context=self.context, config=dict(self.config.raw))
+        return self
+
+    def finish(self, status: str, error: Optional[BaseException] = None) -> TaskResult:
+        """Close the run: write the final record (when recording) and return the result."""
+        if self._finished:
+            return self.result
+        self._finished = True
+        self.result.status = status
+        self.result.error = error
+        self.result.outputs = dict(self.outputs)
+        self.result.expectations = list(self.expectations)
+        self.result.timings = self.timings.as_list()
+        if self.recorder is None:
+            return self.result
+        inputs = [self.input_events.get(n) or _unhashed(s) for n, s in self.config.inputs.items()]
+        outputs = [self.output_events.get(n) or _unhashed(s) for n, s in self.config.outputs.items()]
+        from ubunye.lineage.masking import mask_location, secret_values
+        from ubunye.lineage.record import Step
+
+        secrets = secret_values(self.run_vars)
+        for step in [*inputs, *outputs]:
+            if isinstance(step, Step):
+                step.location = mask_location(step.location, secrets)
+        self.context.spark = self.backend.spark
+        record = self.recorder.task_end(
+            context=self.context,
+            config=dict(self.config.raw),
+            outputs=outputs,
+            inputs=inputs,
+            status=status,
+            duration_sec=time.perf_counter() - self._started,
+            error=error,
+            expectations=self.result.expectations,
+            timings=self.result.timings,
+        )
+        self.result.record = record
+        self.result.record_path = self.recorder.last_path
+        self.result.record_errors = list(self.recorder.write_errors)
+        return self.result
+
+    # --- steps -------------------------------------------------------------
+    def read(self) -> dict[str, Any]:
+        """Read every input (checking its expectations right after the read)."""
+        for name, spec in self.config.inputs.items():
+            if name in self.sources:
+                continue
+            with self.timings.read(spec.format, name):
+                got = self.backend.read(spec)
+            self.sources[name] = got.frame
+            self._check(name, "input", got.frame)
+            self.input_events[name] = self._input_event(spec, got.frame, got.delta_version)
+        return dict(self.sources)
+
+    def transform(self, sources: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
+        """Call the task's transform on the inputs; returns the outputs by name."""
+        if sources is None:
+            sources = self.sources if len(self.sources) == len(self.config.inputs) else self.read()
+        self.task.bind(
+            params=self.config.params,
+            backend=self.backend.name,
+            spark=self.backend.spark,
+            variables=self.run_vars,
+            task_dir=self.task_dir,
+        )
+        with self.timings.transform(type(self.task).__name__):
+            self.task.setup()
+            produced = self.task.transform(dict(sources))
+        self.outputs = self._validate_outputs(produced)
+        return dict(self.outputs)
+
+    def check_outputs(self) -> None:
+        """Check every output's expectations; raise if a ``fail`` rule is broken."""
+        broken: list[str] = []
+        for name in self.config.outputs:
+            broken += self._check(name, "output", self.outputs[name], raise_now=False)
+        if broken:
+            raise ExpectationError(broken)
+
+    def write(self, outputs: Optional[Mapping[str, Any]] = None) -> None:
+        """Check the outputs' expectations, then write every output."""
+        if outputs is not None:
+            self.outputs = self._validate_outputs(outputs)
+        elif not self.outputs:
+            self.transform()
+        self.check_outputs()
+        for name, spec in self.config.outputs.items():
+            self._write_one(name, spec, self.outputs[name])
+
+    # --- internals ---------------------------------------------------------
+    def _check(self, name: str, side: str, frame: Any, raise_now: bool = True) -> list[str]:
+        rules = self.config.rules_for(name)
+        if not rules:
+            return []
+        outcomes = self.backend.check(frame, rules)
+        broken: list[str] = []
+        for rule, outcome in zip(rules, outcomes):
+            entry = result_entry(name, side, rule, outcome)
+            self.expectations.append(entry)
+            if not entry["passed"] and rule.severity == "fail":
+                broken.append(broken_line(entry))
+        if broken and raise_now:
+            raise ExpectationError(broken)
+        return broken
+
+    def _validate_outputs(self, produced: Any) -> dict[str, Any]:
+        where = f"{type(self.task).__name__}.transform"
+        if not isinstance(produced, Mapping):
+            raise TransformError(f"{where} returned {type(produced).__name__}; expected a dict of outputs by name")
+        missing = [n for n in self.config.outputs if n not in produced]
+        if missing:
+            raise TransformError(f"{where} returned no {', '.join(repr(n) for n in missing)} (outputs in config.yaml)")
+        extra = [str(n) for n in produced if n not in self.config.outputs]
+        if extra:
+            raise TransformError(f"{where} returned {', '.join(repr(n) for n in extra)}, not an output in config.yaml")
+        for n, frame in produced.items():
+            if not self.backend.is_frame(frame):
+                raise TransformError(
+                    f"{where}: output {n!r} is a {type(frame).__name__}; expected a {self.backend.name} DataFrame"
+                )
+        return dict(produced)
+
+    def _input_event(self, spec: IOSpec, frame: Any, delta_version: Optional[int]) -> Any:
+        from ubunye.lineage.context import DataEvent
+
+        event = DataEvent(name=spec.name, direction="input", format=spec.format, location=spec.location,
+                          delta_version=delta_version)
+        if not (self.lineage and self.hash_inputs):
+            return event
+        started = time.perf_counter()
+        try:
+            event.fingerprint = self.backend.fingerprint(frame)
+        except Exception as exc:  # noqa: BLE001 - a hash that fails is recorded, never fatal
+            event.fingerprint = _failed_fingerprint(exc)
+        event.hash_seconds = time.perf_counter() - started
+        event.hash_pass = self.backend.input_hash_pass()
+        return event
+
+    def _write_one(self, name: str, spec: IOSpec, frame: Any) -> None:
+        from ubunye.lineage.context import DataEvent
+
+        with self.timings.write(spec.format, name):
+            done = self.backend.write(frame, spec, hash_output=self.lineage)
+        if not done.written:
+            step = _unhashed(spec)
+            step.hash_error = "not written: mode ignore found data already there"
+            self.output_events[name] = step
+            return
+        event = DataEvent(name=name, direction="output", format=spec.format, location=spec.location,
+                          delta_version=done.delta_version)
+        if self.lineage:
+            if done.fingerprint is not None:
+                event.fingerprint = done.fingerprint
+                event.hash_pass = done.hash_pass
+                event.hash_seconds = done.hash_seconds
+            else:
+                started = time.perf_counter()
+                try:
+                    event.fingerprint = self.backend.fingerprint(frame)
+                except Exception as exc:  # noqa: BLE001
+                    event.fingerprint = _failed_fingerprint(exc)
+                event.hash_seconds = time.perf_counter() - started
+                event.hash_pass = "materialised"
+        self.output_events[name] = event
+
+
+def _unhashed(spec: IOSpec) -> Any:
+    """The step of an input or output the run never reached (no hash, no count)."""
+    from ubunye.lineage.record import Step
+
+    return Step(name=spec.name, direction=spec.direction, format=spec.format, location=spec.location)
+
+
+def _failed_fingerprint(exc: BaseException) -> Any:
+    from ubunye.hashing.fingerprint import Fingerprint
+
+    return Fingerprint(None, None, None, engine="", error=_one_line(exc))
+
+
+def execute(execution: TaskExecution) -> TaskResult:
+    """Run every step of a task; the record is written whatever happens."""
+    execution.start()
+    try:
+        execution.read()
+        execution.transform()
+        execution.write()
+    except KeyboardInterrupt as exc:
+        execution.finish("interrupted", exc)
+        raise
+    except Exception as exc:  # noqa: BLE001 - recorded, then reported by the caller
+        return execution.finish("error", exc)
+    return execution.finish("success")

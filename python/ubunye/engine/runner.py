@@ -1,0 +1,123 @@
+"""Entry points: :func:`run_task`, :func:`run_pipeline` and :func:`notebook`.
+
+All three run a task folder ``<usecase_dir>/<usecase>/<package>/<task>/``
+through the same :class:`~ubunye.engine.execution.TaskExecution`, so their
+records live in the same place (``<usecase_dir>/<lineage_dir>/...``) with the
+same identity and the same evidence.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping, Optional, Sequence, Union
+
+from ubunye.engine.execution import DEFAULT_LINEAGE_DIR, TaskExecution, TaskResult, execute
+from ubunye.engine.notebook import Notebook
+
+PathLike = Union[str, Path]
+
+__all__ = ["run_task", "run_pipeline", "notebook", "TaskResult", "Notebook", "TaskFailed"]
+
+
+class TaskFailed(Exception):
+    """A task run that did not succeed (its record, when recording, is written)."""
+
+    def __init__(self, result: TaskResult) -> None:
+        self.result = result
+        super().__init__(f"{result.task_path}: {result.reason()}")
+
+
+def run_task(
+    task_dir: PathLike,
+    *,
+    mode: str = "DEV",
+    dt: Optional[str] = None,
+    dtf: Optional[str] = None,
+    backend: Optional[str] = None,
+    spark: Any = None,
+    variables: Optional[Mapping[str, Any]] = None,
+    lineage: bool = False,
+    lineage_dir: str = DEFAULT_LINEAGE_DIR,
+    hash_engine: Optional[str] = None,
+    raise_on_error: bool = True,
+) -> TaskResult:
+    """Run one task folder: read, check, transform, check, write (and record).
+
+    A config or task that cannot be loaded raises before anything runs
+    (:class:`~ubunye.engine.errors.ConfigError`, ``TaskLoadError``). A run that
+    fails raises :class:`TaskFailed` after its record is written, unless
+    ``raise_on_error=False`` (then the result says why). ``hash_engine``
+    forces a Spark hash engine (``"spark-sql"``: the fallback).
+    """
+    execution = TaskExecution(
+        Path(task_dir),
+        mode=mode,
+        dt=dt,
+        dtf=dtf,
+        backend=backend,
+        spark=spark,
+        variables=variables,
+        lineage=lineage,
+        lineage_dir=lineage_dir,
+        hash_engine=hash_engine,
+    )
+    result = execute(execution)
+    if raise_on_error and result.status != "success":
+        raise TaskFailed(result) from result.error
+    return result
+
+
+def run_pipeline(
+    usecase_dir: PathLike,
+    usecase: str,
+    package: str,
+    tasks: Sequence[str],
+    *,
+    stop_on_error: bool = True,
+    raise_on_error: bool = True,
+    **options: Any,
+) -> list[TaskResult]:
+    """Run tasks of one package in order, one record per task.
+
+    Stops at the first task that fails (later tasks usually read its outputs)
+    unless ``stop_on_error=False``; ``options`` are :func:`run_task`'s.
+    """
+    results: list[TaskResult] = []
+    for name in tasks:
+        task_dir = Path(usecase_dir) / usecase / package / name
+        result = run_task(task_dir, raise_on_error=False, **options)
+        results.append(result)
+        if result.status != "success" and stop_on_error:
+            break
+    failed = [r for r in results if r.status != "success"]
+    if failed and raise_on_error:
+        raise TaskFailed(failed[0]) from failed[0].error
+    return results
+
+
+def notebook(
+    task_dir: PathLike,
+    *,
+    mode: str = "DEV",
+    dt: Optional[str] = None,
+    dtf: Optional[str] = None,
+    backend: Optional[str] = None,
+    spark: Any = None,
+    variables: Optional[Mapping[str, Any]] = None,
+    lineage: bool = False,
+    lineage_dir: str = DEFAULT_LINEAGE_DIR,
+    hash_engine: Optional[str] = None,
+) -> Notebook:
+    """A task opened step by step: ``nb.read()``, ``nb.transform()``, ``nb.write()`` or ``nb.run()``."""
+    execution = TaskExecution(
+        Path(task_dir),
+        mode=mode,
+        dt=dt,
+        dtf=dtf,
+        backend=backend,
+        spark=spark,
+        variables=variables,
+        lineage=lineage,
+        lineage_dir=lineage_dir,
+        hash_engine=hash_engine,
+    )
+    return Notebook(execution)

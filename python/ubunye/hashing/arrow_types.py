@@ -1,0 +1,88 @@
+"""Arrow types to canonical kinds (spec section 3) and back."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ubunye.hashing import kinds as K
+from ubunye.hashing.errors import RowsV1Error
+from ubunye.hashing.reference import check_unique_names
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pyarrow as pa
+
+
+def arrow_kind(t: "pa.DataType") -> K.Kind:
+    """The kind of an Arrow type; raises :class:`RowsV1Error` if it has none."""
+    import pyarrow as pa
+    import pyarrow.types as pt
+
+    if pt.is_dictionary(t):
+        return arrow_kind(t.value_type)
+    if pt.is_boolean(t):
+        return K.scalar("bool")
+    if pt.is_signed_integer(t):
+        return K.scalar(f"int{t.bit_width}")
+    if pt.is_float16(t) or pt.is_float32(t):
+        return K.scalar("float32")
+    if pt.is_float64(t):
+        return K.scalar("float64")
+    if pt.is_string(t) or pt.is_large_string(t) or pt.is_string_view(t):
+        return K.scalar("string")
+    if pt.is_binary(t) or pt.is_large_binary(t) or pt.is_binary_view(t):
+        return K.scalar("binary")
+    if pt.is_date(t):
+        return K.scalar("date")
+    if pt.is_timestamp(t):
+        return K.scalar("timestamp" if t.tz is not None else "timestamp_ntz")
+    if pt.is_decimal128(t):
+        return K.decimal(t.precision, t.scale)
+    if pt.is_null(t):
+        return K.scalar("null")
+    if pt.is_list(t) or pt.is_large_list(t) or pt.is_list_view(t) or pt.is_large_list_view(t):
+        return K.list_of(arrow_kind(t.value_type))
+    if pt.is_map(t):
+        return K.map_of(arrow_kind(t.key_type), arrow_kind(t.item_type))
+    if pt.is_struct(t):
+        return K.struct_of([(t.field(i).name, arrow_kind(t.field(i).type)) for i in range(t.num_fields)])
+    if isinstance(t, pa.ExtensionType):
+        return arrow_kind(t.storage_type)
+    raise RowsV1Error(f"type {t} has no canonical text")
+
+
+def arrow_schema_kinds(schema: "pa.Schema") -> list[tuple[str, K.Kind]]:
+    """``(name, Kind)`` of each column in table order.
+
+    Raises :class:`RowsV1Error` with a one-line message naming the column and
+    its type for an unsupported type, a map with a list/struct/map key, or a
+    repeated top-level name.
+    """
+    check_unique_names(schema.names)
+    out: list[tuple[str, K.Kind]] = []
+    for field in schema:
+        try:
+            out.append((field.name, arrow_kind(field.type)))
+        except RowsV1Error as exc:
+            raise RowsV1Error(f"column {field.name!r} of type {field.type}: {exc}") from None
+    return out
+
+
+def kind_to_arrow(kind: K.Kind) -> "pa.DataType":
+    """The natural Arrow type of a kind (timestamps in microseconds, UTC for instants)."""
+    import pyarrow as pa
+
+    simple = {
+        "bool": pa.bool_(), "int8": pa.int8(), "int16": pa.int16(), "int32": pa.int32(),
+        "int64": pa.int64(), "float32": pa.float32(), "float64": pa.float64(),
+        "string": pa.string(), "binary": pa.binary(), "date": pa.date32(),
+        "timestamp": pa.timestamp("us", tz="UTC"), "timestamp_ntz": pa.timestamp("us"),
+        "null": pa.null(),
+    }
+    if kind.tag in simple:
+        return simple[kind.tag]
+    if kind.tag == "decimal":
+        return pa.decimal128(kind.precision, kind.scale)
+    if kind.tag == "list":
+        return pa.list_(kind_to_arrow(kind.children[0]))
+    if kind.tag == "map":
+        return pa.map_(kind_to_arrow(kind.children[0]), kind_to_arrow(kind.children[1]))
+    return pa.struct([pa.field(n, kind_to_arrow(k)) for n, k in zip(kind.names, kind.children)])

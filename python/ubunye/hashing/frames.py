@@ -1,0 +1,128 @@
+"""Turn the frames people hash into Arrow batches or port rows.
+
+- pandas: converted to Arrow per spec section 3 (named index levels become
+  columns, unnamed ones are dropped; categoricals take their values' kind;
+  top-level naive timestamps are instants read as UTC wall time; numpy-backed
+  float NaN is null, Arrow-backed NaN stays ``"NaN"``).
+- pyarrow ``Table`` / ``RecordBatch`` / ``RecordBatchReader``: used as is.
+- polars: ``to_arrow()`` (no rows copied into Python objects).
+- DuckDB relations: an Arrow record batch reader.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Iterator, Optional
+
+from ubunye.hashing.errors import RowsV1Error
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pyarrow as pa
+
+
+class ArrowSource:
+    """An Arrow schema plus a one-shot iterator of its record batches."""
+
+    def __init__(self, schema: "pa.Schema", batches: Iterator["pa.RecordBatch"]) -> None:
+        self.schema = schema
+        self.batches = batches
+
+
+def frame_kind(frame: Any) -> str:
+    """``pandas``, ``arrow``, ``polars``, ``duckdb``, ``spark``, ``port`` or ``unknown``."""
+    module = type(frame).__module__ or ""
+    root = module.split(".")[0]
+    if root == "pandas":
+        return "pandas"
+    if root == "pyarrow":
+        return "arrow"
+    if root == "polars":
+        return "polars"
+    if root in ("duckdb", "_duckdb"):
+        return "duckdb"
+    if root == "pyspark":
+        return "spark"
+    if hasattr(frame, "collect") and hasattr(frame, "schema"):
+        return "port"
+    return "unknown"
+
+
+def to_arrow_source(frame: Any, batch_rows: int = 65_536) -> ArrowSource:
+    """An :class:`ArrowSource` for a pandas, pyarrow, polars or DuckDB frame."""
+    import pyarrow as pa
+
+    kind = frame_kind(frame)
+    if kind == "pandas":
+        table = pandas_to_arrow(frame)
+        return ArrowSource(table.schema, iter(table.to_batches(max_chunksize=batch_rows)))
+    if kind == "polars":
+        table = frame.to_arrow()
+        return ArrowSource(table.schema, iter(table.to_batches(max_chunksize=batch_rows)))
+    if kind == "duckdb":
+        reader = _duckdb_reader(frame, batch_rows)
+        return ArrowSource(reader.schema, iter(reader))
+    if isinstance(frame, pa.Table):
+        return ArrowSource(frame.schema, iter(frame.to_batches(max_chunksize=batch_rows)))
+    if isinstance(frame, pa.RecordBatch):
+        return ArrowSource(frame.schema, iter([frame]))
+    if isinstance(frame, pa.RecordBatchReader):
+        return ArrowSource(frame.schema, iter(frame))
+    raise TypeError(f"cannot hash a {type(frame).__module__}.{type(frame).__name__} through Arrow")
+
+
+def _duckdb_reader(relation: Any, batch_rows: int) -> "pa.RecordBatchReader":
+    for name in ("fetch_record_batch", "record_batch", "fetch_arrow_reader"):
+        method = getattr(relation, name, None)
+        if method is not None:
+            try:
+                return method(batch_rows)
+            except TypeError:
+                continue
+    return relation.arrow()
+
+
+def pandas_to_arrow(df: Any) -> "pa.Table":
+    """A pandas DataFrame as an Arrow table, per spec section 3."""
+    import pandas as pd
+    import pyarrow as pa
+
+    columns = [str(c) for c in df.columns]
+    index_names = [n for n in df.index.names if n is not None]
+    names = [str(n) for n in index_names] + columns
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise RowsV1Error(
+                f"column {name!r}: duplicate top-level column names cannot make a canonical line"
+            )
+        seen.add(name)
+    if index_names:
+        df = df.reset_index(level=index_names)
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    fields = []
+    arrays = []
+    for field, column in zip(table.schema, table.columns):
+        t = field.type
+        if pa.types.is_dictionary(t):
+            column = column.cast(t.value_type)
+            t = t.value_type
+        if pa.types.is_timestamp(t) and t.tz is None:
+            # naive pandas timestamps are instants read as UTC wall time
+            t = pa.timestamp(t.unit, tz="UTC")
+            column = column.cast(t)
+        fields.append(pa.field(str(field.name), t))
+        arrays.append(column)
+    del pd
+    return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
+
+
+def port_kinds(schema: Any) -> list[tuple[str, str]]:
+    """``(name, kind text)`` from a port's ``schema`` (a mapping or a list of pairs)."""
+    items = schema.items() if hasattr(schema, "items") else schema
+    return [(str(n), str(k)) for n, k in items]
+
+
+def optional_import(name: str) -> Optional[Any]:
+    """Import a module if installed, else None."""
+    try:
+        return __import__(name)
+    except ImportError:
+        return None

@@ -1,0 +1,332 @@
+"""The row-at-a-time reference writer: a canonical line from Python values.
+
+It reads like the spec (section 2) and is used for the port path (frames that
+offer ``collect()`` and ``schema``) and as the yardstick of the vectorised
+Arrow path. Values are the plain Python values of each kind:
+
+=================  ==========================================================
+kind               value
+=================  ==========================================================
+int8 .. int64      ``int``
+float32, float64   ``float`` (float32 is narrowed to 32 bits)
+decimal(p,s)       ``decimal.Decimal``
+string             ``str``
+binary             ``bytes`` (or ``bytearray`` / ``memoryview``)
+bool               ``bool``
+date               ``datetime.date``
+timestamp          ``datetime.datetime``: aware ones are converted to UTC,
+                   naive ones are read as UTC wall time
+timestamp_ntz      ``datetime.datetime``, the wall-clock value
+list<t>            ``list`` / ``tuple``
+struct<...>        ``dict`` by field name (missing = null), or a sequence by position
+map<k,v>           ``dict`` or a sequence of ``(key, value)`` pairs
+=================  ==========================================================
+"""
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import math
+from collections.abc import Mapping
+from decimal import Context, Decimal
+from typing import Any, Callable, Iterable, Sequence
+
+from ubunye.hashing.digest import LaneSums, sums_of_lines
+from ubunye.hashing.errors import RowsV1Error
+from ubunye.hashing.javatext import double_text, float_text
+from ubunye.hashing.jsontext import line_string
+from ubunye.hashing.kinds import Kind, parse_kind
+
+_DECIMAL_CONTEXT = Context(prec=200)
+_UTC = dt.timezone.utc
+
+
+def canonical_line_of(row: Mapping[str, Any], kinds: Sequence[tuple[str, Kind]]) -> str:
+    """The canonical line of one row (spec 2.1): members sorted by name, nulls left out.
+
+    ``kinds`` is the table's ``(name, Kind)`` list; names must be unique.
+    """
+    members = []
+    for name, kind in sorted(kinds, key=lambda nk: nk[0]):
+        value = row.get(name)
+        if value is None:
+            continue
+        try:
+            members.append(line_string(name) + ":" + value_text(value, kind))
+        except RowsV1Error as exc:
+            raise RowsV1Error(f"column {name!r} of type {kind.text}: {exc}") from None
+        except (TypeError, ValueError, OverflowError, AttributeError) as exc:
+            raise RowsV1Error(
+                f"column {name!r} of type {kind.text}: cannot write {value!r} ({exc})"
+            ) from None
+    return "{" + ",".join(members) + "}"
+
+
+def value_text(value: Any, kind: Kind) -> str:
+    """The canonical text of one non-null value of ``kind`` (spec 2.3, 2.4)."""
+    return _WRITERS[kind.tag](value, kind)
+
+
+def _int(value: Any, kind: Kind) -> str:
+    if isinstance(value, float) or isinstance(value, bool):
+        raise TypeError(f"not an integer: {value!r}")
+    return str(int(value))
+
+
+def _float64(value: Any, kind: Kind) -> str:
+    text = double_text(float(value))
+    return f'"{text}"' if _non_finite(text) else text
+
+
+def _float32(value: Any, kind: Kind) -> str:
+    text = float_text(float(value))
+    return f'"{text}"' if _non_finite(text) else text
+
+
+def _non_finite(text: str) -> bool:
+    return text in ("NaN", "Infinity", "-Infinity")
+
+
+def _decimal(value: Any, kind: Kind) -> str:
+    d = value if isinstance(value, Decimal) else Decimal(str(value))
+    if not d.is_finite():
+        raise ValueError(f"decimal {d} is not finite")
+    q = d.quantize(Decimal(1).scaleb(-kind.scale), context=_DECIMAL_CONTEXT)
+    if q != d:
+        raise ValueError(f"decimal {d} does not fit scale {kind.scale}")
+    return str(q)
+
+
+def _bool(value: Any, kind: Kind) -> str:
+    if not isinstance(value, bool) and type(value).__name__ != "bool_":
+        raise TypeError(f"not a bool: {value!r}")
+    return "true" if value else "false"
+
+
+def _string(value: Any, kind: Kind) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"not a string: {value!r}")
+    return line_string(value)
+
+
+def _binary(value: Any, kind: Kind) -> str:
+    return '"' + base64.b64encode(bytes(value)).decode("ascii") + '"'
+
+
+def date_text(value: dt.date) -> str:
+    """``yyyy-MM-dd`` with a four-digit year."""
+    if isinstance(value, dt.datetime):
+        value = value.date()
+    return f"{value.year:04d}-{value.month:02d}-{value.day:02d}"
+
+
+def wall_text(value: dt.datetime) -> str:
+    """``yyyy-MM-ddTHH:mm:ss.ffffff`` of a datetime's wall-clock fields."""
+    return (
+        f"{value.year:04d}-{value.month:02d}-{value.day:02d}T"
+        f"{value.hour:02d}:{value.minute:02d}:{value.second:02d}.{value.microsecond:06d}"
+    )
+
+
+def _date(value: Any, kind: Kind) -> str:
+    return '"' + date_text(value) + '"'
+
+
+def _timestamp(value: Any, kind: Kind) -> str:
+    if not isinstance(value, dt.datetime):
+        raise TypeError(f"not a datetime: {value!r}")
+    if value.tzinfo is not None and value.utcoffset() is not None:
+        value = value.astimezone(_UTC)
+    return '"' + wall_text(value) + 'Z"'
+
+
+def _timestamp_ntz(value: Any, kind: Kind) -> str:
+    if not isinstance(value, dt.datetime):
+        raise TypeError(f"not a datetime: {value!r}")
+    return '"' + wall_text(value) + '"'
+
+
+def _null(value: Any, kind: Kind) -> str:
+    raise TypeError(f"a value of kind null must be None, got {value!r}")
+
+
+def _list(value: Any, kind: Kind) -> str:
+    element = kind.children[0]
+    return "[" + ",".join("null" if v is None else value_text(v, element) for v in value) + "]"
+
+
+def _struct(value: Any, kind: Kind) -> str:
+    if isinstance(value, Mapping):
+        values = [value.get(name) for name in kind.names]
+    elif hasattr(value, "asDict"):
+        d = value.asDict()
+        values = [d.get(name) for name in kind.names]
+    else:
+        values = list(value)
+        if len(values) != len(kind.names):
+            raise ValueError(f"struct value with {len(values)} fields, expected {len(kind.names)}")
+    members = [
+        line_string(name) + ":" + value_text(v, k)
+        for name, k, v in zip(kind.names, kind.children, values)
+        if v is not None
+    ]
+    return "{" + ",".join(members) + "}"
+
+
+def _map(value: Any, kind: Kind) -> str:
+    key_kind, value_kind = kind.children
+    pairs = list(value.items()) if isinstance(value, Mapping) else [tuple(p) for p in value]
+    sort_key = _KEY_ORDER[key_kind.tag]
+    keyed = []
+    for k, v in pairs:
+        if k is None:
+            raise RowsV1Error(f"map<{key_kind.text},{value_kind.text}> holds a null key")
+        keyed.append((sort_key(k), k, v))
+    keyed.sort(key=lambda t: t[0])
+    for (k1, key1, _), (k2, _, _) in zip(keyed, keyed[1:]):
+        if k1 == k2:
+            raise RowsV1Error(
+                f"map<{key_kind.text},{value_kind.text}> holds the key {key1!r} twice"
+            )
+    members = [
+        key_text(k, key_kind) + ":" + ("null" if v is None else value_text(v, value_kind))
+        for _, k, v in keyed
+    ]
+    return "{" + ",".join(members) + "}"
+
+
+def key_text(key: Any, kind: Kind) -> str:
+    """A map key as a JSON string (spec 2.4): the value's text without its quotes."""
+    if kind.tag == "string":
+        return _string(key, kind)
+    text = value_text(key, kind)
+    return text if text.startswith('"') else '"' + text + '"'
+
+
+def _float_order(x: Any) -> tuple[int, float, int]:
+    """Java's ``Double.compare`` order: -0.0 before 0.0, NaN after everything."""
+    f = float(x)
+    if math.isnan(f):
+        return (1, 0.0, 0)
+    return (0, f, 0 if math.copysign(1.0, f) < 0 else 1)
+
+
+def _float32_order(x: Any) -> tuple[int, float, int]:
+    import numpy as np
+
+    return _float_order(float(np.float32(x)))
+
+
+def _instant_order(x: dt.datetime) -> tuple[dt.datetime]:
+    if x.tzinfo is not None and x.utcoffset() is not None:
+        x = x.astimezone(_UTC).replace(tzinfo=None)
+    return (x,)
+
+
+def _date_order(x: dt.date) -> tuple[dt.date]:
+    return (x.date() if isinstance(x, dt.datetime) else x,)
+
+
+_KEY_ORDER: dict[str, Callable[[Any], Any]] = {
+    "string": lambda x: x,
+    "int8": int,
+    "int16": int,
+    "int32": int,
+    "int64": int,
+    "bool": bool,
+    "float64": _float_order,
+    "float32": _float32_order,
+    "decimal": lambda x: Decimal(x) if not isinstance(x, Decimal) else x,
+    "date": _date_order,
+    "timestamp": _instant_order,
+    "timestamp_ntz": lambda x: (x.replace(tzinfo=None),),
+    "binary": bytes,
+}
+
+_WRITERS: dict[str, Callable[[Any, Kind], str]] = {
+    "int8": _int,
+    "int16": _int,
+    "int32": _int,
+    "int64": _int,
+    "float64": _float64,
+    "float32": _float32,
+    "decimal": _decimal,
+    "bool": _bool,
+    "string": _string,
+    "binary": _binary,
+    "date": _date,
+    "timestamp": _timestamp,
+    "timestamp_ntz": _timestamp_ntz,
+    "null": _null,
+    "list": _list,
+    "struct": _struct,
+    "map": _map,
+}
+
+
+def parse_kinds(pairs: Iterable[tuple[str, Any]]) -> list[tuple[str, Kind]]:
+    """``(name, Kind)`` pairs from ``(name, kind text or Kind)``; names must be unique."""
+    out: list[tuple[str, Kind]] = []
+    for name, kind in pairs:
+        try:
+            parsed = kind if isinstance(kind, Kind) else parse_kind(str(kind))
+        except RowsV1Error as exc:
+            raise RowsV1Error(f"column {name!r} of type {kind}: {exc}") from None
+        out.append((str(name), parsed))
+    check_unique_names([n for n, _ in out])
+    return out
+
+
+def check_unique_names(names: Sequence[str]) -> None:
+    """Raise :class:`RowsV1Error` naming a repeated top-level column."""
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise RowsV1Error(
+                f"column {name!r}: duplicate top-level column names cannot make a canonical line"
+            )
+        seen.add(name)
+
+
+def reference_lines(
+    rows: Iterable[Mapping[str, Any]], kinds: Sequence[tuple[str, Kind]]
+) -> Iterable[str]:
+    """Canonical lines of ``rows``, one at a time."""
+    for row in rows:
+        yield canonical_line_of(row, kinds)
+
+
+def reference_sums(rows: Iterable[Mapping[str, Any]], kinds: Sequence[tuple[str, Kind]]) -> LaneSums:
+    """Lane sums of ``rows`` computed row by row."""
+    return sums_of_lines(line.encode("utf-8") for line in reference_lines(rows, kinds))
+
+
+def reference_arrow_sums(batches: Iterable[Any]) -> LaneSums:
+    """Lane sums of Arrow record batches, row by row through ``to_pylist``.
+
+    The yardstick for :func:`ubunye.hashing.arrow.lane_sums`.
+    """
+    from ubunye.hashing.arrow_types import arrow_schema_kinds
+
+    total = LaneSums()
+    for batch in batches:
+        kinds = arrow_schema_kinds(batch.schema)
+        total = total + reference_sums(arrow_rows(batch), kinds)
+    return total
+
+
+def arrow_rows(batch: Any) -> list[dict[str, Any]]:
+    """Rows of an Arrow batch as dicts of Python values (dictionaries decoded)."""
+    import pyarrow as pa
+
+    columns = []
+    for column in batch.columns:
+        if isinstance(column, pa.ChunkedArray):
+            column = column.combine_chunks()
+        if pa.types.is_dictionary(column.type):
+            column = column.dictionary_decode()
+        columns.append(column.to_pylist())
+    names = batch.schema.names
+    return [dict(zip(names, values)) for values in zip(*columns)] if columns else [
+        {} for _ in range(batch.num_rows)
+    ]

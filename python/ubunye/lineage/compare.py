@@ -1,0 +1,369 @@
+"""Compare two run records field by field: what changed between two runs.
+
+``compare_records(a, b)`` returns a :class:`Comparison`: a verdict with both
+values for the status, config, code, environment (which packages moved),
+variables, every input and output (row count, schema hash, data hash), every
+expectation and every timing (with the ratio ``b / a``).
+
+Data hashes follow ``shared/spec/run-record.md``:
+
+- a hash missing on either side is ``unknown`` with the reason (two missing
+  hashes are never ``unchanged``);
+- hashes made by different methods, or by a method older than rows-v1, are
+  ``not comparable`` (never ``changed``);
+- otherwise ``unchanged`` or ``changed``.
+
+The comparison *proves the data the same* only when every input and output is
+present in both runs with its row count, schema hash and data hash
+``unchanged``; :attr:`Comparison.problems` says in one line each why not.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from ubunye.lineage.record import RunRecord, Step
+
+ROWS_V1 = "rows-v1"
+
+UNCHANGED = "unchanged"
+CHANGED = "changed"
+UNKNOWN = "unknown"
+NOT_COMPARABLE = "not comparable"
+MISSING = "missing"
+
+# When a step's parts disagree, the step takes the most serious verdict.
+_SEVERITY = {UNCHANGED: 0, UNKNOWN: 1, NOT_COMPARABLE: 2, MISSING: 3, CHANGED: 4}
+
+
+@dataclass
+class FieldDiff:
+    """One compared value: its verdict, both values, and why when not decided."""
+
+    name: str
+    verdict: str
+    a: Any = None
+    b: Any = None
+    reason: Optional[str] = None
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"name": self.name, "verdict": self.verdict, "a": self.a, "b": self.b}
+        if self.reason is not None:
+            d["reason"] = self.reason
+        d.update(self.detail)
+        return d
+
+
+@dataclass
+class StepDiff:
+    """One input or output matched by (direction, name) across the two runs."""
+
+    direction: str
+    name: str
+    verdict: str
+    row_count: FieldDiff
+    schema_hash: FieldDiff
+    data_hash: FieldDiff
+    location: FieldDiff
+    reason: Optional[str] = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "direction": self.direction,
+            "name": self.name,
+            "verdict": self.verdict,
+            "row_count": self.row_count.to_dict(),
+            "schema_hash": self.schema_hash.to_dict(),
+            "data_hash": self.data_hash.to_dict(),
+            "location": self.location.to_dict(),
+        }
+        if self.reason is not None:
+            d["reason"] = self.reason
+        return d
+
+
+@dataclass
+class Comparison:
+    """The result of :func:`compare_records`."""
+
+    run_a: dict[str, Any]
+    run_b: dict[str, Any]
+    fields: list[FieldDiff]
+    steps: list[StepDiff]
+    expectations: list[FieldDiff]
+    timings: list[FieldDiff]
+    problems: list[str]
+
+    @property
+    def data_proven_same(self) -> bool:
+        """True only when every input and output is proven the same."""
+        return not self.problems
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "run_a": self.run_a,
+            "run_b": self.run_b,
+            "data_proven_same": self.data_proven_same,
+            "problems": list(self.problems),
+            "fields": [f.to_dict() for f in self.fields],
+            "steps": [s.to_dict() for s in self.steps],
+            "expectations": [e.to_dict() for e in self.expectations],
+            "timings": [t.to_dict() for t in self.timings],
+        }
+
+
+def run_identity(record: RunRecord) -> dict[str, Any]:
+    """The few fields that name a run in a comparison or a search result."""
+    return {
+        "run_id": record.run_id,
+        "task_path": record.task_path or f"{record.usecase}/{record.package}/{record.task_name}",
+        "started_at": record.started_at,
+        "status": record.status,
+        "record_version": record.record_version,
+        "engine_version": record.engine_version,
+    }
+
+
+def compare_records(a: RunRecord, b: RunRecord) -> Comparison:
+    """Compare run ``a`` (the older, usually) with run ``b``, field by field."""
+    steps = _compare_steps(a, b)
+    problems = [describe_problem(s) for s in steps if s.verdict != UNCHANGED]
+    if not steps:
+        problems.append("neither run recorded any input or output")
+    return Comparison(
+        run_a=run_identity(a),
+        run_b=run_identity(b),
+        fields=_compare_fields(a, b),
+        steps=steps,
+        expectations=_compare_expectations(a.expectations, b.expectations),
+        timings=_compare_timings(a, b),
+        problems=problems,
+    )
+
+
+# ---------------------------------------------------------------- top-level fields
+
+
+def _plain(name: str, a: Any, b: Any) -> FieldDiff:
+    return FieldDiff(name, UNCHANGED if a == b else CHANGED, a, b)
+
+
+def _recorded(name: str, a: Any, b: Any) -> FieldDiff:
+    """A hash-like value: both missing or one missing is unknown, not a change."""
+    if a is None or b is None:
+        side = "either run" if a is None and b is None else ("run A" if a is None else "run B")
+        return FieldDiff(name, UNKNOWN, a, b, reason=f"not recorded in {side}")
+    return _plain(name, a, b)
+
+
+def _dict_diff(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    moved = [{"name": k, "from": a[k], "to": b[k]} for k in sorted(a.keys() & b.keys()) if a[k] != b[k]]
+    added = [{"name": k, "value": b[k]} for k in sorted(b.keys() - a.keys())]
+    removed = [{"name": k, "value": a[k]} for k in sorted(a.keys() - b.keys())]
+    return {"moved": moved, "added": added, "removed": removed}
+
+
+def _environment(a: RunRecord, b: RunRecord) -> FieldDiff:
+    pa_, pb_ = dict(a.environment.get("packages") or {}), dict(b.environment.get("packages") or {})
+    packages = _dict_diff(pa_, pb_)
+    rest_a = {k: v for k, v in a.environment.items() if k != "packages"}
+    rest_b = {k: v for k, v in b.environment.items() if k != "packages"}
+    platform = _dict_diff(rest_a, rest_b)
+    differs = any(packages[k] for k in packages) or any(platform[k] for k in platform)
+    if not a.environment and not b.environment:
+        verdict, reason = UNKNOWN, "not recorded in either run"
+    elif not a.environment or not b.environment:
+        verdict, reason = UNKNOWN, f"not recorded in run {'A' if not a.environment else 'B'}"
+    else:
+        verdict, reason = (CHANGED if differs or a.environment_hash != b.environment_hash else UNCHANGED), None
+    return FieldDiff(
+        "environment", verdict, a.environment_hash, b.environment_hash, reason=reason,
+        detail={"packages": packages, "platform": platform},
+    )
+
+
+def _variables(a: RunRecord, b: RunRecord) -> FieldDiff:
+    diff = _dict_diff(a.variables, b.variables)
+    changed = any(diff[k] for k in diff)
+    return FieldDiff("variables", CHANGED if changed else UNCHANGED, a.variables, b.variables,
+                     detail={"keys": diff})
+
+
+def _ratio(a: Any, b: Any) -> Optional[float]:
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and a > 0:
+        return round(float(b) / float(a), 4)
+    return None
+
+
+def _compare_fields(a: RunRecord, b: RunRecord) -> list[FieldDiff]:
+    duration = _plain("duration_sec", a.duration_sec, b.duration_sec)
+    duration.detail["ratio"] = _ratio(a.duration_sec, b.duration_sec)
+    return [
+        _plain("status", a.status, b.status),
+        _plain("error", a.error, b.error),
+        _recorded("config", a.config_hash, b.config_hash),
+        _recorded("code", a.code_hash, b.code_hash),
+        _environment(a, b),
+        _variables(a, b),
+        _plain("profile", a.profile, b.profile),
+        _plain("backend", a.backend, b.backend),
+        _plain("engine_version", a.engine_version, b.engine_version),
+        _plain("time_zone", a.time_zone, b.time_zone),
+        duration,
+    ]
+
+
+# ---------------------------------------------------------------- inputs and outputs
+
+
+def _method(step: Step) -> str:
+    return step.hash_method or "none recorded"
+
+
+def _why_no_hash(step: Step) -> str:
+    if step.hash_error:
+        return f"hash failed: {step.hash_error}"
+    if step.hash_method is None and step.row_count is None:
+        return "not hashed when the run was recorded"
+    return "no data hash recorded"
+
+
+def _hash_diff(name: str, sa: Step, sb: Step, va: Optional[str], vb: Optional[str],
+               labels: tuple[str, str] = ("run A", "run B")) -> FieldDiff:
+    if va is None or vb is None:
+        parts = []
+        if va is None:
+            parts.append(f"{labels[0]}: {_why_no_hash(sa)}")
+        if vb is None:
+            parts.append(f"{labels[1]}: {_why_no_hash(sb)}")
+        return FieldDiff(name, UNKNOWN, va, vb, reason="; ".join(parts))
+    ma, mb = _method(sa), _method(sb)
+    if ma != mb:
+        return FieldDiff(name, NOT_COMPARABLE, va, vb,
+                         reason=f"hashed by different methods: {ma} vs {mb}",
+                         detail={"method_a": sa.hash_method, "method_b": sb.hash_method})
+    if ma != ROWS_V1:
+        return FieldDiff(name, NOT_COMPARABLE, va, vb,
+                         reason=f"both hashed by a method older than rows-v1 ({ma}); the hash does not prove the rows",
+                         detail={"method_a": sa.hash_method, "method_b": sb.hash_method})
+    return _plain(name, va, vb)
+
+
+def _rows_diff(sa: Step, sb: Step, labels: tuple[str, str] = ("run A", "run B")) -> FieldDiff:
+    if sa.row_count is None or sb.row_count is None:
+        side = "either" if sa.row_count is None and sb.row_count is None else (
+            labels[0] if sa.row_count is None else labels[1])
+        return FieldDiff("row_count", UNKNOWN, sa.row_count, sb.row_count, reason=f"not recorded in {side}")
+    return _plain("row_count", sa.row_count, sb.row_count)
+
+
+def compare_steps(direction: str, name: str, sa: Step, sb: Step,
+                  labels: tuple[str, str] = ("run A", "run B")) -> StepDiff:
+    """Compare one input or output of two runs (row count, schema and data hash).
+
+    ``labels`` name the two sides in the reasons (``verify`` uses "recorded"/"now").
+    """
+    rows = _rows_diff(sa, sb, labels)
+    schema = _hash_diff("schema_hash", sa, sb, sa.schema_hash, sb.schema_hash, labels)
+    data = _hash_diff("data_hash", sa, sb, sa.data_hash, sb.data_hash, labels)
+    location = _plain("location", sa.location, sb.location)
+    verdict = max((rows.verdict, schema.verdict, data.verdict), key=lambda v: _SEVERITY[v])
+    return StepDiff(direction, name, verdict, rows, schema, data, location)
+
+
+def _absent_step(direction: str, name: str, sa: Optional[Step], sb: Optional[Step]) -> StepDiff:
+    side = "run A" if sa is None else "run B"
+    present = sa or sb
+    assert present is not None
+
+    def half(attr: str) -> FieldDiff:
+        va = getattr(sa, attr) if sa is not None else None
+        vb = getattr(sb, attr) if sb is not None else None
+        return FieldDiff(attr, MISSING, va, vb, reason=f"not in {side}")
+
+    return StepDiff(direction, name, MISSING, half("row_count"), half("schema_hash"), half("data_hash"),
+                    half("location"), reason=f"{direction} {name!r} is not in {side}")
+
+
+def _compare_steps(a: RunRecord, b: RunRecord) -> list[StepDiff]:
+    out: list[StepDiff] = []
+    for direction, la, lb in (("input", a.inputs, b.inputs), ("output", a.outputs, b.outputs)):
+        da = {s.name: s for s in la}
+        db = {s.name: s for s in lb}
+        names = list(da) + [n for n in db if n not in da]
+        for name in names:
+            sa, sb = da.get(name), db.get(name)
+            if sa is not None and sb is not None:
+                out.append(compare_steps(direction, name, sa, sb))
+            else:
+                out.append(_absent_step(direction, name, sa, sb))
+    return out
+
+
+def describe_problem(step: StepDiff) -> str:
+    """One line: why this step is not proven the same."""
+    if step.reason:
+        return step.reason
+    parts = []
+    for f in (step.row_count, step.schema_hash, step.data_hash):
+        if f.verdict != UNCHANGED:
+            text = f"{f.name.replace('_', ' ')} {f.verdict}"
+            if f.verdict == CHANGED:
+                text += f" ({f.a} -> {f.b})"
+            elif f.reason:
+                text += f" ({f.reason})"
+            parts.append(text)
+    return f"{step.direction} {step.name!r}: " + ", ".join(parts)
+
+
+# ---------------------------------------------------------------- expectations and timings
+
+
+def _outcome(e: Optional[dict[str, Any]]) -> Optional[dict[str, Any]]:
+    if e is None:
+        return None
+    return {"passed": e.get("passed"), "failed": e.get("failed"), "total": e.get("total"),
+            "severity": e.get("severity")}
+
+
+def _compare_expectations(la: list[dict[str, Any]], lb: list[dict[str, Any]]) -> list[FieldDiff]:
+    def key(e: dict[str, Any]) -> tuple[str, str]:
+        return (str(e.get("output")), str(e.get("rule")))
+
+    da = {key(e): e for e in la}
+    db = {key(e): e for e in lb}
+    out: list[FieldDiff] = []
+    for k in list(da) + [k for k in db if k not in da]:
+        ea, eb = _outcome(da.get(k)), _outcome(db.get(k))
+        name = f"{k[0]}.{k[1]}"
+        detail = {"output": k[0], "rule": k[1]}
+        if ea is None or eb is None:
+            out.append(FieldDiff(name, MISSING, ea, eb, reason=f"not checked in run {'A' if ea is None else 'B'}",
+                                 detail=detail))
+            continue
+        detail["outcome_changed"] = ea["passed"] != eb["passed"]
+        detail["failed_changed"] = ea["failed"] != eb["failed"]
+        out.append(FieldDiff(name, UNCHANGED if ea == eb else CHANGED, ea, eb, detail=detail))
+    return out
+
+
+def _timing_key(t: dict[str, Any]) -> tuple[str, str]:
+    target = t.get("input") or t.get("output") or ""
+    return (str(t.get("step", "")), str(target))
+
+
+def _compare_timings(a: RunRecord, b: RunRecord) -> list[FieldDiff]:
+    da = {_timing_key(t): t.get("seconds") for t in a.timings}
+    db = {_timing_key(t): t.get("seconds") for t in b.timings}
+    out: list[FieldDiff] = []
+    for k in list(da) + [k for k in db if k not in da]:
+        name = f"{k[0]}({k[1]})" if k[1] else k[0]
+        detail: dict[str, Any] = {"step": k[0], "target": k[1] or None}
+        if k not in da or k not in db:
+            out.append(FieldDiff(name, MISSING, da.get(k), db.get(k),
+                                 reason=f"not timed in run {'A' if k not in da else 'B'}", detail=detail))
+            continue
+        detail["ratio"] = _ratio(da[k], db[k])
+        out.append(FieldDiff(name, UNCHANGED if da[k] == db[k] else CHANGED, da[k], db[k], detail=detail))
+    return out

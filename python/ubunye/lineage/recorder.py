@@ -1,0 +1,217 @@
+"""The recorder: the one piece every entry point uses to write a run record.
+
+A monitor with two hooks. ``task_start`` writes a ``running`` record holding the
+identity, the code/config/environment evidence and the masked variables;
+``task_end`` hashes every input and output (rows-v1), adds the timings and the
+expectations, and replaces the record with the final one.
+
+A record that cannot be written never raises out of a hook (a run that
+succeeded stays a success), but it is never lost silently: the error (naming
+the path and the reason) is logged at ERROR level on the ``ubunye.lineage``
+logger and appended to :attr:`LineageRecorder.write_errors`, which entry points
+check to exit non-zero (``recorder.failed``).
+"""
+from __future__ import annotations
+
+import logging
+import uuid
+import warnings
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Optional, Sequence, Union
+
+from ubunye._version import __version__
+from ubunye.lineage.context import DataEvent, RunContext
+from ubunye.lineage.errors import LineageError, RecordWriteError
+from ubunye.lineage.evidence import code_hash, config_hash, environment, environment_hash
+from ubunye.lineage.masking import format_error, mask_error, mask_variables, secret_values
+from ubunye.lineage.record import RunRecord, Step
+from ubunye.lineage.steps import FingerprintFn, StepHasher, build_steps
+from ubunye.lineage.store import DEFAULT_LINEAGE_DIR, FileStore, validate_name
+
+log = logging.getLogger("ubunye.lineage")
+
+STATUSES = ("running", "success", "error", "interrupted")
+
+
+def now_iso() -> str:
+    """The current instant in ISO-8601 UTC with the ``+00:00`` offset."""
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+
+
+def new_run_id() -> str:
+    """A fresh run id (UUID4)."""
+    return str(uuid.uuid4())
+
+
+class LineageRecorder:
+    """Writes one run record per task run to a :class:`FileStore`.
+
+    - ``store``: ``"filesystem"`` (the only kind) or a :class:`FileStore` to use as is.
+    - ``base_dir``: the lineage folder, relative to ``context.usecase_dir`` unless absolute.
+    - ``hash_inputs``: hash inputs like outputs (False: inputs are listed, not hashed).
+    - ``sample_fraction``: accepted so old configs load; ignored with a DeprecationWarning
+      (rows-v1 always hashes every row).
+    """
+
+    def __init__(
+        self,
+        store: Union[str, FileStore] = "filesystem",
+        base_dir: Union[str, Path] = DEFAULT_LINEAGE_DIR,
+        hash_inputs: bool = True,
+        sample_fraction: Optional[float] = None,
+        *,
+        fingerprint: Optional[FingerprintFn] = None,
+    ) -> None:
+        if not isinstance(store, FileStore) and store != "filesystem":
+            raise ValueError(f"unknown lineage store {store!r}: the only kind is 'filesystem'")
+        if sample_fraction is not None:
+            warnings.warn(
+                f"LineageRecorder(sample_fraction={sample_fraction!r}) is ignored: rows-v1 hashes every row",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+        self.store = store
+        self.base_dir = Path(base_dir)
+        self.hash_inputs = hash_inputs
+        self.write_errors: list[RecordWriteError] = []
+        self.last_record: Optional[RunRecord] = None
+        self.last_path: Optional[Path] = None
+        self._fingerprint = fingerprint
+        self._open: dict[str, RunRecord] = {}
+
+    # --- where -------------------------------------------------------------
+    def store_for(self, context: RunContext) -> FileStore:
+        """The store that holds ``context``'s records."""
+        if isinstance(self.store, FileStore):
+            return self.store
+        root = self.base_dir if self.base_dir.is_absolute() else Path(context.usecase_dir) / self.base_dir
+        return FileStore(root)
+
+    @property
+    def failed(self) -> bool:
+        """True when at least one record could not be written."""
+        return bool(self.write_errors)
+
+    # --- hooks -------------------------------------------------------------
+    def task_start(self, *, context: RunContext, config: Optional[dict[str, Any]] = None) -> RunRecord:
+        """Write the ``running`` record of a run and return it.
+
+        Raises :class:`~ubunye.lineage.errors.InvalidName` for a usecase, package
+        or task name that is not a single folder name (before anything runs).
+        """
+        validate_name("usecase", context.usecase)
+        validate_name("package", context.package)
+        validate_name("task", context.task)
+        validate_name("run id", context.run_id)
+        record = self._new_record(context, config or {})
+        self._open[context.run_id] = record
+        self._write(context, record)
+        return record
+
+    def task_end(
+        self,
+        *,
+        context: RunContext,
+        config: Optional[dict[str, Any]] = None,
+        outputs: Sequence[Union[DataEvent, Step]] = (),
+        status: str = "success",
+        duration_sec: Optional[float] = None,
+        error: Union[str, BaseException, None] = None,
+        inputs: Optional[Sequence[Union[DataEvent, Step]]] = None,
+        expectations: Optional[list[dict[str, Any]]] = None,
+        timings: Optional[list[dict[str, Any]]] = None,
+    ) -> RunRecord:
+        """Complete the record of a run (hashing its inputs and outputs) and write it."""
+        if status not in STATUSES[1:]:
+            raise ValueError(f"task_end status {status!r} is not one of {', '.join(STATUSES[1:])}")
+        record = self._open.pop(context.run_id, None) or self._new_record(context, config or {})
+        secrets = secret_values(context.variables)
+        hasher = StepHasher(hash_inputs=self.hash_inputs, secrets=secrets, fingerprint=self._fingerprint)
+        record.inputs = build_steps(hasher, inputs or [])
+        record.outputs = build_steps(hasher, outputs or [])
+        record.ended_at = now_iso()
+        record.duration_sec = None if duration_sec is None else float(duration_sec)
+        record.status = status
+        if isinstance(error, BaseException):
+            record.error = format_error(error, secrets)
+        else:
+            record.error = mask_error(error, secrets)
+        record.expectations = [dict(e) for e in (expectations or [])]
+        record.timings = [dict(t) for t in (timings or [])]
+        record.backend = record.backend or context.backend
+        record.time_zone = record.time_zone or context.time_zone
+        self._refresh_spark(context, record)
+        self._write(context, record)
+        return record
+
+    # --- internals ---------------------------------------------------------
+    def _new_record(self, context: RunContext, config: dict[str, Any]) -> RunRecord:
+        task_dir = Path(context.task_dir) if context.task_dir is not None else None
+        env = environment(context.spark)
+        return RunRecord(
+            run_id=context.run_id,
+            task_path=context.task_path,
+            usecase=context.usecase,
+            package=context.package,
+            task_name=context.task,
+            profile=context.profile,
+            model=context.model if context.model is not None else _config_str(config, "MODEL"),
+            version=context.version if context.version is not None else _config_str(config, "VERSION"),
+            config_hash=config_hash(task_dir),
+            started_at=now_iso(),
+            status="running",
+            engine_version=__version__,
+            backend=context.backend or ("spark" if context.spark is not None else None),
+            variables=mask_variables(context.variables),
+            time_zone=context.time_zone or _spark_time_zone(context.spark),
+            code_hash=code_hash(task_dir),
+            environment=env,
+            environment_hash=environment_hash(env),
+        )
+
+    def _refresh_spark(self, context: RunContext, record: RunRecord) -> None:
+        """Add the Spark evidence when the session became known only during the run."""
+        if context.spark is None:
+            return
+        if "spark" not in record.environment:
+            record.environment = environment(context.spark)
+            record.environment_hash = environment_hash(record.environment)
+        record.backend = record.backend or context.backend or "spark"
+        record.time_zone = record.time_zone or context.time_zone or _spark_time_zone(context.spark)
+
+    def _write(self, context: RunContext, record: RunRecord) -> Optional[Path]:
+        self.last_record = record
+        try:
+            path = self.store_for(context).write(record)
+        except RecordWriteError as exc:
+            self._lost(exc)
+            return None
+        except LineageError as exc:  # e.g. an invalid name: still never silent
+            where = self._guess_path(context, record)
+            self._lost(RecordWriteError(where, str(exc)))
+            return None
+        self.last_path = path
+        return path
+
+    def _guess_path(self, context: RunContext, record: RunRecord) -> Path:
+        root = self.store_for(context).root
+        return root / record.usecase / record.package / record.task_name / f"{record.run_id}.json"
+
+    def _lost(self, exc: RecordWriteError) -> None:
+        self.write_errors.append(exc)
+        log.error("%s", exc)
+
+
+def _config_str(config: dict[str, Any], key: str) -> Optional[str]:
+    value = config.get(key, config.get(key.lower()))
+    return None if value is None else str(value)
+
+
+def _spark_time_zone(spark: Any) -> Optional[str]:
+    if spark is None:
+        return None
+    try:
+        return str(spark.conf.get("spark.sql.session.timeZone"))
+    except Exception:  # noqa: BLE001 - evidence is best effort
+        return None

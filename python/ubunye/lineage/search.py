@@ -1,0 +1,134 @@
+"""One line per run: the runs of one task (``list``) or across tasks (``search``).
+
+A :class:`RunSummary` never shows a false 0: a row count that any input (or
+output) did not record is ``None`` for the whole side, shown as ``-``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Optional, Protocol, Sequence
+
+from ubunye.lineage.record import RunRecord, Step
+
+
+class RunSource(Protocol):
+    """What the summaries need from a store (``ubunye.lineage.store.FileStore``)."""
+
+    def list_runs(self, usecase: str, package: str, task: str) -> list[RunRecord]: ...
+
+    def iter_tasks(self) -> list[tuple[str, str, str]]: ...
+
+
+def _rows(steps: Sequence[Step]) -> Optional[int]:
+    """The total row count, or None when there is no step or any step lacks one."""
+    if not steps or any(s.row_count is None for s in steps):
+        return None
+    return sum(int(s.row_count) for s in steps if s.row_count is not None)
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """What ``list`` and ``search`` show of one run."""
+
+    run_id: str
+    task_path: str
+    started_at: Optional[str]
+    status: str
+    duration_sec: Optional[float]
+    rows_in: Optional[int]
+    rows_out: Optional[int]
+
+    @classmethod
+    def of(cls, record: RunRecord) -> "RunSummary":
+        task_path = record.task_path or f"{record.usecase}/{record.package}/{record.task_name}"
+        return cls(record.run_id, task_path, record.started_at, record.status, record.duration_sec,
+                   _rows(record.inputs), _rows(record.outputs))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "task_path": self.task_path,
+            "started_at": self.started_at,
+            "status": self.status,
+            "duration_sec": self.duration_sec,
+            "rows_in": self.rows_in,
+            "rows_out": self.rows_out,
+        }
+
+
+@dataclass
+class RunList:
+    """Runs, newest first, and the filters that selected them."""
+
+    runs: list[RunSummary]
+    filters: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"filters": dict(self.filters), "count": len(self.runs), "runs": [r.to_dict() for r in self.runs]}
+
+
+def parse_since(text: str) -> datetime:
+    """``YYYY-MM-DD`` or an ISO-8601 date-time; naive values are taken as UTC."""
+    try:
+        value = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError(f"--since {text!r} is not a date (YYYY-MM-DD) or an ISO-8601 date-time") from None
+    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+
+
+def _started(record: RunRecord) -> Optional[datetime]:
+    if not record.started_at:
+        return None
+    try:
+        return parse_since(record.started_at)
+    except ValueError:
+        return None
+
+
+def _newest_first(records: list[RunRecord]) -> list[RunRecord]:
+    floor = datetime.min.replace(tzinfo=timezone.utc)
+    return sorted(records, key=lambda r: (_started(r) or floor, r.run_id), reverse=True)
+
+
+def list_task_runs(store: RunSource, usecase: str, package: str, task: str) -> RunList:
+    """The runs of one task, newest first."""
+    records = _newest_first(store.list_runs(usecase, package, task))
+    return RunList([RunSummary.of(r) for r in records],
+                   {"usecase": usecase, "package": package, "task": task})
+
+
+def search_runs(
+    store: RunSource,
+    *,
+    status: Optional[str] = None,
+    since: Optional[datetime] = None,
+    usecase: Optional[str] = None,
+    package: Optional[str] = None,
+    task: Optional[str] = None,
+) -> RunList:
+    """Runs across tasks, newest first, filtered by status, start time and task.
+
+    ``package`` needs ``usecase`` and ``task`` needs both (a ValueError says so).
+    A run without a start time is left out when ``since`` is given.
+    """
+    if package is not None and usecase is None:
+        raise ValueError("a package (-p) needs its usecase (-u)")
+    if task is not None and (usecase is None or package is None):
+        raise ValueError("a task (-t) needs its usecase (-u) and package (-p)")
+    selected: list[RunRecord] = []
+    for u, p, t in store.iter_tasks():
+        if (usecase is not None and u != usecase) or (package is not None and p != package) or (
+                task is not None and t != task):
+            continue
+        for record in store.list_runs(u, p, t):
+            if status is not None and record.status != status:
+                continue
+            if since is not None:
+                started = _started(record)
+                if started is None or started < since:
+                    continue
+            selected.append(record)
+    filters: dict[str, Any] = {"status": status, "since": since.isoformat() if since else None,
+                               "usecase": usecase, "package": package, "task": task}
+    return RunList([RunSummary.of(r) for r in _newest_first(selected)], filters)

@@ -1,0 +1,107 @@
+"""Every private or moving pyspark detail the package relies on, in one place.
+
+pyspark has two kinds of session: *classic* (a JVM in this process, reached
+through py4j) and *Spark Connect* (a gRPC client; no JVM here). Public API
+covers most of what we need on both; the few private attributes used below
+(``builder._options``, ``spark._jvm``, ``spark._jsparkSession``) are read
+only here, so a pyspark upgrade that moves them breaks one file.
+
+Importing this module imports nothing from pyspark.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+CONNECT_MODULE_PREFIX = "pyspark.sql.connect"
+
+
+def is_connect(obj: Any) -> bool:
+    """True for a Spark Connect session, DataFrame or Column (no JVM in this process)."""
+    return type(obj).__module__.startswith(CONNECT_MODULE_PREFIX)
+
+
+def is_spark_dataframe(obj: Any) -> bool:
+    """True for a classic or Connect pyspark DataFrame, without importing pyspark."""
+    module = type(obj).__module__
+    return type(obj).__name__ == "DataFrame" and module.startswith("pyspark.sql")
+
+
+def session_of(df: Any) -> Any:
+    """The SparkSession a DataFrame belongs to (classic or Connect)."""
+    return df.sparkSession
+
+
+def builder_options(builder: Any) -> dict[str, Any]:
+    """The options set so far on a ``SparkSession.builder`` (private ``_options``)."""
+    options = getattr(builder, "_options", None)
+    if not isinstance(options, dict):
+        raise TypeError(
+            f"expected a pyspark SparkSession.Builder, got {type(builder).__module__}."
+            f"{type(builder).__name__}"
+        )
+    return options
+
+
+def jvm(spark: Any) -> Any:
+    """The py4j JVM view of a classic session; raises for Spark Connect."""
+    if is_connect(spark):
+        raise TypeError("a Spark Connect session has no JVM in this process")
+    return spark._jvm  # noqa: SLF001 - classic sessions only
+
+
+def jsession(spark: Any) -> Any:
+    """The JVM ``SparkSession`` behind a classic session."""
+    if is_connect(spark):
+        raise TypeError("a Spark Connect session has no JVM in this process")
+    return spark._jsparkSession  # noqa: SLF001 - classic sessions only
+
+
+def jvm_scala_version(spark: Any) -> str:
+    """The Scala library version of a classic session's JVM (``"2.13.17"``)."""
+    return str(jvm(spark).scala.util.Properties.versionNumberString())
+
+
+def jvm_java_version(spark: Any) -> Optional[str]:
+    """``java.version`` of a classic session's driver JVM, or None on Connect."""
+    if is_connect(spark):
+        return None
+    return str(jvm(spark).java.lang.System.getProperty("java.version"))
+
+
+def jvm_class(spark: Any, name: str) -> Any:
+    """A py4j handle on a JVM class or Scala object of a classic session.
+
+    Raises :class:`LookupError` when the class is not on the driver classpath
+    (py4j otherwise answers any unknown dotted name with a package object).
+    """
+    from py4j.java_gateway import JavaClass
+
+    node = jvm(spark)
+    for part in name.split("."):
+        node = getattr(node, part)
+    if not isinstance(node, JavaClass):
+        raise LookupError(f"class {name} is not on the driver classpath")
+    return node
+
+
+def java_exception_text(exc: BaseException) -> str:
+    """The message of a py4j / pyspark exception, without the Python traceback."""
+    java = getattr(exc, "java_exception", None)
+    if java is not None:
+        try:
+            return str(java.toString())
+        except Exception:  # pragma: no cover - the gateway may be gone
+            pass
+    return str(exc)
+
+
+def call_function(name: str, *cols: Any) -> Any:
+    """``pyspark.sql.functions.call_function`` (classic and Connect, pyspark >= 3.5)."""
+    from pyspark.sql import functions as F
+
+    return F.call_function(name, *cols)
+
+
+def quoted(name: str) -> str:
+    """A column name quoted for ``col()`` so dots, spaces and backticks are literal."""
+    return "`" + name.replace("`", "``") + "`"

@@ -1,0 +1,126 @@
+"""``fingerprint_spark``: the rows-v1 fingerprint of a pyspark DataFrame.
+
+Engine choice (``Fingerprint.engine``):
+
+- ``"spark-native"``: the plugin's aggregate, when its functions exist in the
+  session (extension configured, or :func:`ubunye.spark.install`);
+- ``"spark-sql"``: the fallback without the jar (``mapInArrow`` and the
+  vectorised Arrow path, :mod:`ubunye.spark.fallback`); same digest.
+
+Both work on classic sessions and on Spark Connect. ``engine=`` forces one.
+"""
+from __future__ import annotations
+
+import re
+import warnings
+from typing import Any, Optional
+
+from ubunye.hashing.digest import LaneSums, data_hash, schema_hash
+from ubunye.hashing.errors import RowsV1Error, one_line_error
+from ubunye.hashing.fingerprint import METHOD, Fingerprint
+from ubunye.spark import _compat
+from ubunye.spark.jar import JarError, JarMismatchWarning, loaded_jar, version_mismatch
+
+NATIVE = "spark-native"
+FALLBACK = "spark-sql"
+ENGINES = (NATIVE, FALLBACK)
+
+# "io.ubunye.spark.rowsv1.RowsV1Error: ..." (JVM) or "ubunye.hashing.errors.RowsV1Error: ..." (worker)
+_ROWS_V1_ERROR = re.compile(r"(?:^|[\s:(])(?:[\w$]+\.)*RowsV1Error: ([^\n]+)")
+_MAX_ERROR = 600
+
+
+def mismatch_reason(spark: Any) -> Optional[str]:
+    """On a classic session: why a loaded plugin jar cannot serve it (both versions named)."""
+    if _compat.is_connect(spark):
+        return None
+    try:
+        loaded = loaded_jar(spark)
+        if loaded is None:
+            return None
+        return version_mismatch(loaded, str(spark.version), _compat.jvm_scala_version(spark))
+    except Exception:  # a BuildInfo that cannot be read is not ours to judge
+        return None
+
+
+def choose_engine(spark: Any, engine: Optional[str]) -> str:
+    """The engine to use: ``engine`` if given (checked), else native when available."""
+    from ubunye.spark.native import native_available
+
+    if engine is not None and engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r} for a Spark DataFrame: expected one of {ENGINES}")
+    if engine == FALLBACK:
+        return FALLBACK
+    if native_available(spark):
+        return NATIVE
+    reason = mismatch_reason(spark)
+    if engine == NATIVE:
+        raise JarError(
+            reason
+            or "engine='spark-native' needs the ubunye_rows_v1_sums function in this session: "
+            "start it with ubunye.spark.configure(builder) (or spark.sql.extensions on the "
+            "Spark Connect server), or call ubunye.spark.install(spark)"
+        )
+    if reason is not None:
+        warnings.warn(reason, JarMismatchWarning, stacklevel=3)
+    return FALLBACK
+
+
+def spark_error(exc: BaseException) -> str:
+    """A one-line ``"<ErrorType>: <message>"`` for a failed Spark job.
+
+    A rows-v1 error raised on an executor (JVM or Python worker) is reported as
+    ``RowsV1Error: <its message>``; anything else as the exception's type and
+    the first line of its message.
+    """
+    text = _compat.java_exception_text(exc)
+    found = _ROWS_V1_ERROR.search(text) or _ROWS_V1_ERROR.search(str(exc))
+    if found:
+        return one_line_error(RowsV1Error(found.group(1).strip()))[:_MAX_ERROR]
+    head = str(exc).split("\n\nJVM stacktrace", 1)[0]
+    message = " ".join(head.split()) or repr(exc)
+    return f"{type(exc).__name__}: {message}"[:_MAX_ERROR]
+
+
+def fingerprint_from_sums(schema: Any, sums: Any, *, engine: str = NATIVE) -> Fingerprint:
+    """A :class:`Fingerprint` from a schema and the native aggregate's result.
+
+    ``sums`` is the struct value of :func:`ubunye.spark.rows_v1_sums_column`
+    (for example from ``df.observe``) or a :class:`LaneSums`.
+    """
+    from ubunye.spark.kinds import spark_kinds
+    from ubunye.spark.native import sums_from_struct
+
+    kinds = spark_kinds(schema)
+    lanes = sums if isinstance(sums, LaneSums) else sums_from_struct(sums)
+    return Fingerprint(
+        schema_hash(kinds), data_hash(kinds, lanes), lanes.rows, METHOD, engine, None, (lanes.a, lanes.b)
+    )
+
+
+def fingerprint_spark(df: Any, *, engine: Optional[str] = None) -> Fingerprint:
+    """The rows-v1 fingerprint of a pyspark DataFrame (classic or Spark Connect).
+
+    ``engine``: None (native when the functions exist, else the fallback),
+    ``"spark-native"`` (raises :class:`~ubunye.spark.jar.JarError` when the
+    functions are missing) or ``"spark-sql"``. A schema or value with no
+    canonical text, or rows that cannot be read, give a fingerprint with
+    ``data_hash = None`` and a one-line ``error`` (spec section 5).
+    """
+    from ubunye.spark.fallback import fallback_sums
+    from ubunye.spark.kinds import spark_kinds
+    from ubunye.spark.native import native_sums
+
+    chosen = choose_engine(_compat.session_of(df), engine)
+    try:
+        kinds = spark_kinds(df.schema)
+    except RowsV1Error as exc:
+        return Fingerprint(None, None, None, METHOD, chosen, one_line_error(exc))
+    except Exception as exc:  # the schema itself cannot be read (missing file, bad plan)
+        return Fingerprint(None, None, None, METHOD, chosen, spark_error(exc))
+    shash = schema_hash(kinds)
+    try:
+        sums = native_sums(df) if chosen == NATIVE else fallback_sums(df)
+    except Exception as exc:  # a value with no canonical text, or rows that cannot be read
+        return Fingerprint(shash, None, None, METHOD, chosen, spark_error(exc))
+    return Fingerprint(shash, data_hash(kinds, sums), sums.rows, METHOD, chosen, None, (sums.a, sums.b))

@@ -1,0 +1,69 @@
+"""The native engine: the plugin's ``ubunye_rows_v1_sums`` aggregate.
+
+The canonical line of each row is built and hashed on the executors inside one
+aggregation; the driver receives three numbers (row count and the two lane
+sums, as ``decimal(20,0)``). The functions exist in a session when it started
+with the plugin's ``spark.sql.extensions`` (classic sessions and Spark Connect
+servers alike) or after :func:`ubunye.spark.install` (classic only).
+"""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from ubunye.hashing.digest import MASK64, LaneSums
+from ubunye.spark import _compat
+from ubunye.spark.jar import SUMS_FUNCTION
+
+HASH_FUNCTION = "ubunye_rows_v1"
+LINE_FUNCTION = "ubunye_row_line"
+
+
+def native_available(spark: Any) -> bool:
+    """True when the session has the plugin's SQL functions (classic or Connect)."""
+    try:
+        return bool(spark.catalog.functionExists(SUMS_FUNCTION))
+    except Exception:  # an unreachable catalog is "not available", the fallback decides
+        return False
+
+
+def column_args(df: Any) -> list[Any]:
+    """Every top-level column of ``df`` as a Column, names quoted literally."""
+    from pyspark.sql import functions as F
+
+    return [F.col(_compat.quoted(name)) for name in df.columns]
+
+
+def rows_v1_sums_column(df: Any) -> Any:
+    """A Column of the native aggregate over all of ``df``'s columns.
+
+    Its value is ``struct<rows: bigint, sum_a: decimal(20,0), sum_b: decimal(20,0)>``;
+    use it in ``df.agg(...)`` or ``df.observe(...)`` (to hash a table while it is
+    written, in the same pass), then :func:`sums_from_struct` /
+    :func:`ubunye.spark.fingerprint_from_sums`.
+    """
+    return _compat.call_function(SUMS_FUNCTION, *column_args(df))
+
+
+def rows_v1_hash_column(df: Any) -> Any:
+    """A Column of the native ``ubunye_rows_v1`` aggregate: the data hash as a string."""
+    return _compat.call_function(HASH_FUNCTION, *column_args(df))
+
+
+def row_line_column(df: Any) -> Any:
+    """A Column with each row's canonical line (the debugging scalar ``ubunye_row_line``)."""
+    return _compat.call_function(LINE_FUNCTION, *column_args(df))
+
+
+def sums_from_struct(value: Any) -> LaneSums:
+    """:class:`LaneSums` from the aggregate's struct value (a Row or a dict)."""
+    get = value.asDict() if hasattr(value, "asDict") else dict(value)
+    return LaneSums(int(get["rows"]), int(get["sum_a"]) & MASK64, int(get["sum_b"]) & MASK64)
+
+
+def native_sums(df: Any) -> LaneSums:
+    """Row count and lane sums of ``df`` through the native aggregate."""
+    row = df.agg(rows_v1_sums_column(df).alias("s")).collect()[0]
+    value: Optional[Any] = row["s"]
+    if value is None:  # pragma: no cover - the aggregate always answers a struct
+        raise RuntimeError(f"{SUMS_FUNCTION} returned null")
+    return sums_from_struct(value)

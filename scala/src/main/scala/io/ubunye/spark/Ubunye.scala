@@ -1,0 +1,44 @@
+package io.ubunye.spark
+
+import io.ubunye.spark.shims.SessionShim
+
+import org.apache.spark.sql.SparkSession
+
+/** Entry points for callers that cannot set `spark.sql.extensions` before the session
+  * starts (e.g. Python through py4j on a running classic session).
+  */
+object Ubunye {
+
+  /** Registers the plugin's SQL functions in `spark` (that session only); returns
+    * their names. Idempotent.
+    */
+  def install(spark: SparkSession): Array[String] = {
+    val registry = SessionShim.functionRegistry(spark)
+    UbunyeFunctionRegistry.functions.foreach { f =>
+      registry.createOrReplaceTempFunction(f.name, f.builder, "built-in")
+      registry.registerFunction(f.identifier, f.info, f.builder)
+    }
+    functionNames
+  }
+
+  /** The SQL function names of the plugin. */
+  def functionNames: Array[String] = UbunyeFunctionRegistry.functions.map(_.name).toArray
+
+  /** The plugin version. */
+  def version: String = BuildInfo.version
+
+  /** The Spark line ("4.1") the jar was built for. */
+  def sparkVersion: String = BuildInfo.sparkVersion
+
+  /** The Scala binary version ("2.13") the jar was built for. */
+  def scalaBinaryVersion: String = BuildInfo.scalaBinaryVersion
+
+  /** The Scala binary version of the running JVM's Scala library ("2.13"). */
+  def runtimeScalaBinaryVersion: String =
+    scala.util.Properties.versionNumberString.split('.').take(2).mkString(".")
+
+  /** JSON describing the jar, for Python: `{"version":...,"spark":...,"scala":...}`. */
+  def buildInfoJson: String =
+    s"""{"version":"${BuildInfo.version}","spark":"${BuildInfo.sparkVersion}",""" +
+      s""""sparkFull":"${BuildInfo.sparkFullVersion}","scala":"${BuildInfo.scalaBinaryVersion}"}"""
+}

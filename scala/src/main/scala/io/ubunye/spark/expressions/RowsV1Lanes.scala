@@ -1,0 +1,74 @@
+package io.ubunye.spark.expressions
+
+import io.ubunye.spark.rowsv1.{Kinds, RowsV1Kernel, RowsV1Plan}
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
+import org.apache.spark.sql.catalyst.expressions.{Expression, UnaryExpression}
+import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, CodeGenerator, ExprCode, FalseLiteral}
+import org.apache.spark.sql.catalyst.expressions.codegen.Block._
+import org.apache.spark.sql.types._
+
+/** The two SHA-256 lanes of one row's canonical line (spec 1.2), as
+  * `struct<a: bigint, b: bigint>`. `child` is the struct of the hashed columns (its
+  * field names are the column names). Built by the rows-v1 aggregates; not a SQL
+  * function.
+  *
+  * The returned row is reused by the kernel: read it before the next row (the
+  * aggregates take both lanes out at once, once per row thanks to common
+  * subexpression elimination).
+  */
+case class RowsV1Lanes(child: Expression) extends UnaryExpression {
+
+  override def dataType: DataType = RowsV1Lanes.LanesType
+  override def nullable: Boolean = false
+
+  override def checkInputDataTypes(): TypeCheckResult = RowsV1Lanes.check(prettyName, child)
+
+  @transient private lazy val plan = RowsV1Plan(child.dataType.asInstanceOf[StructType])
+  @transient private lazy val kernel = plan.newKernel()
+
+  override def eval(input: InternalRow): Any = {
+    kernel.hashRow(child.eval(input).asInstanceOf[InternalRow])
+    kernel.lanes
+  }
+
+  override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode = {
+    val kernelClass = classOf[RowsV1Kernel].getName
+    val planRef = ctx.addReferenceObj("rowsV1Plan", plan, classOf[RowsV1Plan].getName)
+    val kernelVar = ctx.addMutableState(kernelClass, "rowsV1Kernel", v => s"$v = $planRef.newKernel();")
+    val c = child.genCode(ctx)
+    ev.copy(code = code"""
+      ${c.code}
+      $kernelVar.hashRow(${c.isNull} ? null : ${c.value});
+      ${CodeGenerator.javaType(dataType)} ${ev.value} = $kernelVar.lanes();
+      """, isNull = FalseLiteral)
+  }
+
+  override def prettyName: String = "ubunye_rows_v1_lanes"
+
+  override protected def withNewChildInternal(newChild: Expression): RowsV1Lanes = copy(child = newChild)
+}
+
+object RowsV1Lanes {
+  val LanesType: StructType = StructType(Seq(
+    StructField("a", LongType, nullable = false), StructField("b", LongType, nullable = false)))
+
+  /** The analysis-time check shared by every rows-v1 function: the argument struct
+    * must make a canonical line (no duplicate names, every type with a kind).
+    */
+  def check(function: String, child: Expression): TypeCheckResult = child.dataType match {
+    case s: StructType =>
+      Kinds.canonicalSchema(s) match {
+        case Right(_) => TypeCheckResult.TypeCheckSuccess
+        case Left(why) => TypeCheckResult.TypeCheckFailure(s"$function: $why")
+      }
+    case other => TypeCheckResult.TypeCheckFailure(s"$function: expects the columns as a struct, got ${other.catalogString}")
+  }
+
+  /** The hashed columns as SQL text: `a, b` for the struct the registry builds. */
+  def argumentsSql(child: Expression): String = child match {
+    case s: org.apache.spark.sql.catalyst.expressions.CreateNamedStruct => s.valExprs.map(_.sql).mkString(", ")
+    case other => other.sql
+  }
+}

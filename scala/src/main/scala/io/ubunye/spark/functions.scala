@@ -1,0 +1,46 @@
+package io.ubunye.spark
+
+import io.ubunye.spark.aggregate.{RowsV1Hash, RowsV1Sums}
+import io.ubunye.spark.expressions.RowLine
+import org.apache.spark.sql.ubunye.ColumnShim
+
+import org.apache.spark.sql.Column
+import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.functions.col
+
+/** The plugin's SQL functions for the DataFrame API, under the same names. Work on
+  * classic sessions without the extension being installed.
+  */
+// scalastyle:off method.name
+object functions {
+
+  /** `ubunye_rows_v1(cols...)`: the rows-v1 data hash of the columns (aggregate). */
+  def ubunye_rows_v1(cols: Column*): Column = aggregate(c => RowsV1Hash(c), cols)
+
+  /** `ubunye_rows_v1(cols...)` by column names. */
+  def ubunye_rows_v1(colName: String, colNames: String*): Column =
+    ubunye_rows_v1((colName +: colNames).map(col): _*)
+
+  /** `ubunye_rows_v1_sums(cols...)`: row count and unsigned lane sums (aggregate). */
+  def ubunye_rows_v1_sums(cols: Column*): Column = aggregate(c => RowsV1Sums(c), cols)
+
+  /** `ubunye_rows_v1_sums(cols...)` by column names. */
+  def ubunye_rows_v1_sums(colName: String, colNames: String*): Column =
+    ubunye_rows_v1_sums((colName +: colNames).map(col): _*)
+
+  /** `ubunye_row_line(cols...)`: the canonical line of each row. */
+  def ubunye_row_line(cols: Column*): Column =
+    ColumnShim.column(RowLine(struct(cols)))
+
+  /** `ubunye_row_line(cols...)` by column names. */
+  def ubunye_row_line(colName: String, colNames: String*): Column =
+    ubunye_row_line((colName +: colNames).map(col): _*)
+
+  private def struct(cols: Seq[Column]): Expression =
+    UbunyeFunctionRegistry.columnsStruct(cols.map(ColumnShim.expression))
+
+  private def aggregate(make: Expression => org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction,
+      cols: Seq[Column]): Column =
+    ColumnShim.column(make(struct(cols)).toAggregateExpression())
+}
+// scalastyle:on method.name

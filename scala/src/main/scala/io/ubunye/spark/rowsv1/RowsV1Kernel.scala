@@ -1,0 +1,78 @@
+package io.ubunye.spark.rowsv1
+
+import java.security.MessageDigest
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.SpecificInternalRow
+import org.apache.spark.sql.types.{LongType, StructType}
+
+/** The per-row work of rows-v1 (spec section 1 and 2), shaped like Spark's
+  * `XxHash64Function`: interpreted `eval`/`update` and generated code call the same
+  * methods. One kernel per task (it owns a reused line buffer, a reused SHA-256
+  * `MessageDigest` and the writer nodes); build it with [[RowsV1Plan.newKernel]].
+  *
+  * Per-type encoding (the line of a row is its columns as one JSON object):
+  *  - top-level columns sorted by name in code point order; null members left out,
+  *    at the top level and in structs; an all-null row is `{}`;
+  *  - bool `true`/`false`; integers as digits; float64/float32 as JDK 19+
+  *    `Double.toString`/`Float.toString` (see [[ShortestDecimal]]); NaN and
+  *    infinities as the strings `"NaN"`, `"Infinity"`, `"-Infinity"`; -0.0 as `-0.0`;
+  *  - decimals as `BigDecimal.toString` at the column's scale;
+  *  - strings escaped as Jackson escapes (2.2), raw UTF-8 otherwise;
+  *  - binary as standard Base64; dates `yyyy-MM-dd`; timestamps in UTC
+  *    `yyyy-MM-ddTHH:mm:ss.ffffffZ`; timestamp_ntz the same without `Z`;
+  *  - lists with `null` elements; structs in declared order; maps sorted by key
+  *    value, keys as JSON strings of their text, null values kept;
+  *  - Spark UDTs as their SQL type.
+  * The line's SHA-256 gives lane A (bytes 0..7) and lane B (bytes 8..15), big-endian.
+  */
+final class RowsV1Kernel private[rowsv1] (schema: StructType) {
+  private val top = StructWriter.topLevel(schema)
+  private val line = new LineBuffer()
+  private val sha = MessageDigest.getInstance("SHA-256")
+  private val digest = new Array[Byte](32)
+
+  /** Lane A of the last row hashed by [[hashRow]]. */
+  var laneA: Long = 0L
+  /** Lane B of the last row hashed by [[hashRow]]. */
+  var laneB: Long = 0L
+  /** Both lanes of the last row hashed, as a (reused) row `(a, b)`. */
+  val lanes: SpecificInternalRow = new SpecificInternalRow(Seq(LongType, LongType))
+
+  /** Writes the canonical line of `row` (null: a row of nulls) into the kernel's buffer. */
+  def writeLine(row: InternalRow): LineBuffer = {
+    line.reset()
+    if (row == null) line.putAscii("{}") else top.writeRow(line, row)
+    line
+  }
+
+  /** Hashes the canonical line of `row`; the lanes are then in [[laneA]] and [[laneB]]. */
+  def hashRow(row: InternalRow): Unit = {
+    writeLine(row)
+    sha.update(line.bytes, 0, line.pos)
+    sha.digest(digest, 0, 32)
+    laneA = RowsV1Kernel.bigEndianLong(digest, 0)
+    laneB = RowsV1Kernel.bigEndianLong(digest, 8)
+    lanes.setLong(0, laneA)
+    lanes.setLong(1, laneB)
+  }
+
+  /** The canonical line of `row` as UTF-8 bytes (a new array). */
+  def lineBytes(row: InternalRow): Array[Byte] = writeLine(row).toArray
+}
+
+object RowsV1Kernel {
+  def bigEndianLong(b: Array[Byte], at: Int): Long = {
+    var v = 0L
+    var i = 0
+    while (i < 8) { v = (v << 8) | (b(at + i) & 0xffL); i += 1 }
+    v
+  }
+}
+
+/** What a kernel needs, serializable and shipped with the plan: the struct of the
+  * hashed columns (checked with [[Kinds.canonicalSchema]] at analysis time).
+  */
+final case class RowsV1Plan(schema: StructType) {
+  def newKernel(): RowsV1Kernel = new RowsV1Kernel(schema)
+}

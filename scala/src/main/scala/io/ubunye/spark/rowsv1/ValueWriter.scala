@@ -1,0 +1,169 @@
+package io.ubunye.spark.rowsv1
+
+import java.nio.charset.StandardCharsets.UTF_8
+
+import org.apache.spark.sql.catalyst.expressions.SpecializedGetters
+import org.apache.spark.sql.types._
+
+/** Writes one non-null value, read at `ordinal` of a row or an array, as its canonical
+  * text (spec 2.3 and 2.4). One node per type of the schema, built once per kernel
+  * (nodes with scratch space are not shared between threads); containers check for
+  * nulls before calling a node.
+  */
+abstract class ValueWriter {
+  def write(out: LineBuffer, src: SpecializedGetters, ordinal: Int): Unit
+}
+
+object ValueWriter {
+
+  /** The node tree for a type (which must have a kind: see [[Kinds.kindOf]]).
+    * `column` names the top-level column, for runtime error messages.
+    */
+  def apply(dt: DataType, column: String): ValueWriter = dt match {
+    case BooleanType => BooleanWriter
+    case ByteType => ByteWriter
+    case ShortType => ShortWriter
+    case IntegerType => IntWriter
+    case LongType => LongWriter
+    case FloatType => new FloatWriter(quoted = false)
+    case DoubleType => new DoubleWriter(quoted = false)
+    case d: DecimalType => new DecimalWriter(d, quoted = false)
+    case _: StringType | _: CharType | _: VarcharType => StringWriter
+    case BinaryType => BinaryWriter
+    case DateType => DateWriter
+    case TimestampType => new TimestampWriter(zulu = true)
+    case TimestampNTZType => new TimestampWriter(zulu = false)
+    case NullType => NullWriter
+    case ArrayType(e, _) => new ArrayWriter(apply(e, column))
+    case s: StructType => StructWriter.declared(s, column)
+    case m: MapType => new MapWriter(m, column)
+    case u: UserDefinedType[_] => apply(u.sqlType, column)
+    case other => throw new RowsV1Error(s"column '$column': type ${other.catalogString} has no canonical text")
+  }
+
+  /** The node writing a map key as a JSON string of its text (2.4). */
+  def forKey(dt: DataType, column: String): ValueWriter = dt match {
+    case FloatType => new FloatWriter(quoted = true)
+    case DoubleType => new DoubleWriter(quoted = true)
+    case d: DecimalType => new DecimalWriter(d, quoted = true)
+    case BooleanType | ByteType | ShortType | IntegerType | LongType => new QuotedWriter(apply(dt, column))
+    case u: UserDefinedType[_] => forKey(u.sqlType, column)
+    case _ => apply(dt, column) // strings, binary, dates and timestamps are already quoted
+  }
+
+  /** `"name":` as bytes, the name escaped per 2.2. */
+  def memberPrefix(name: String): Array[Byte] = {
+    val b = new LineBuffer(name.length * 2 + 8)
+    b.putQuoted(name.getBytes(UTF_8))
+    b.put(':')
+    b.toArray
+  }
+}
+
+object BooleanWriter extends ValueWriter {
+  def write(out: LineBuffer, src: SpecializedGetters, i: Int): Unit =
+    out.putAscii(if (src.getBoolean(i)) "true" else "false")
+}
+
+object ByteWriter extends ValueWriter {
+  def write(out: LineBuffer, src: SpecializedGetters, i: Int): Unit = out.putInt(src.getByte(i).toInt)
+}
+
+object ShortWriter extends ValueWriter {
+  def write(out: LineBuffer, src: SpecializedGetters, i: Int): Unit = out.putInt(src.getShort(i).toInt)
+}
+
+object IntWriter extends ValueWriter {
+  def write(out: LineBuffer, src: SpecializedGetters, i: Int): Unit = out.putInt(src.getInt(i))
+}
+
+object LongWriter extends ValueWriter {
+  def write(out: LineBuffer, src: SpecializedGetters, i: Int): Unit = out.putLong(src.getLong(i))
+}
+
+/** Finite doubles unquoted (or quoted, for keys); NaN and infinities as JSON strings. */
+final class DoubleWriter(quoted: Boolean) extends ValueWriter {
+  def write(out: LineBuffer, src: SpecializedGetters, i: Int): Unit = DoubleWriter.put(out, src.getDouble(i), quoted)
+}
+
+object DoubleWriter {
+  def put(out: LineBuffer, v: Double, quoted: Boolean): Unit =
+    if (java.lang.Double.isNaN(v)) out.putAscii("\"NaN\"")
+    else if (java.lang.Double.isInfinite(v)) out.putAscii(if (v > 0) "\"Infinity\"" else "\"-Infinity\"")
+    else if (quoted) { out.put('"'); out.putDouble(v); out.put('"') }
+    else out.putDouble(v)
+}
+
+final class FloatWriter(quoted: Boolean) extends ValueWriter {
+  def write(out: LineBuffer, src: SpecializedGetters, i: Int): Unit = FloatWriter.put(out, src.getFloat(i), quoted)
+}
+
+object FloatWriter {
+  def put(out: LineBuffer, v: Float, quoted: Boolean): Unit =
+    if (java.lang.Float.isNaN(v)) out.putAscii("\"NaN\"")
+    else if (java.lang.Float.isInfinite(v)) out.putAscii(if (v > 0) "\"Infinity\"" else "\"-Infinity\"")
+    else if (quoted) { out.put('"'); out.putFloat(v); out.put('"') }
+    else out.putFloat(v)
+}
+
+/** `BigDecimal.toString` at the column's scale. */
+final class DecimalWriter(dt: DecimalType, quoted: Boolean) extends ValueWriter {
+  def write(out: LineBuffer, src: SpecializedGetters, i: Int): Unit = {
+    val d = src.getDecimal(i, dt.precision, dt.scale)
+    if (quoted) out.put('"')
+    if (d.scale == dt.scale) out.putDecimal(d)
+    else out.putAscii(d.toJavaBigDecimal.setScale(dt.scale).toString)
+    if (quoted) out.put('"')
+  }
+}
+
+object StringWriter extends ValueWriter {
+  def write(out: LineBuffer, src: SpecializedGetters, i: Int): Unit = out.putQuoted(src.getUTF8String(i))
+}
+
+object BinaryWriter extends ValueWriter {
+  def write(out: LineBuffer, src: SpecializedGetters, i: Int): Unit = out.putBase64(src.getBinary(i))
+}
+
+object DateWriter extends ValueWriter {
+  def write(out: LineBuffer, src: SpecializedGetters, i: Int): Unit = {
+    out.put('"'); out.putDate(src.getInt(i)); out.put('"')
+  }
+}
+
+/** Instants in UTC with a `Z`; wall-clock values (`timestamp_ntz`) without. */
+final class TimestampWriter(zulu: Boolean) extends ValueWriter {
+  def write(out: LineBuffer, src: SpecializedGetters, i: Int): Unit = {
+    out.put('"'); out.putTimestamp(src.getLong(i))
+    if (zulu) out.put('Z')
+    out.put('"')
+  }
+}
+
+/** The `void` type: only ever null, written `null` inside lists and maps. */
+object NullWriter extends ValueWriter {
+  def write(out: LineBuffer, src: SpecializedGetters, i: Int): Unit = out.putAscii("null")
+}
+
+/** Integers and booleans as map keys: their text in quotes. */
+final class QuotedWriter(inner: ValueWriter) extends ValueWriter {
+  def write(out: LineBuffer, src: SpecializedGetters, i: Int): Unit = {
+    out.put('"'); inner.write(out, src, i); out.put('"')
+  }
+}
+
+/** `[` elements `]`, null elements as `null`. */
+final class ArrayWriter(element: ValueWriter) extends ValueWriter {
+  def write(out: LineBuffer, src: SpecializedGetters, i: Int): Unit = {
+    val a = src.getArray(i)
+    val n = a.numElements()
+    out.put('[')
+    var j = 0
+    while (j < n) {
+      if (j > 0) out.put(',')
+      if (a.isNullAt(j)) out.putAscii("null") else element.write(out, a, j)
+      j += 1
+    }
+    out.put(']')
+  }
+}

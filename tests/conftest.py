@@ -1,0 +1,24 @@
+"""Shared settings of the fast test suite.
+
+Hypothesis profiles: ``ci`` (the default here) runs derandomized, so CI is
+reproducible; set ``HYPOTHESIS_PROFILE=dev`` for fresh random examples.
+"""
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "ci",
+    derandomize=True,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile(
+    "dev",
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
