@@ -15,6 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import ubunye.lineage
+import ubunye.spark
 from ubunye.lineage.store import open_store
 
 pytestmark = pytest.mark.spark
@@ -24,22 +25,28 @@ pytestmark = pytest.mark.spark
 def records_spark(request: pytest.FixtureRequest) -> Iterator[Any]:
     """The shared session from ``integration/conftest.py`` when there is one, else a local one."""
     try:
-        yield request.getfixturevalue("spark")
-        return
+        shared = request.getfixturevalue("spark")
     except pytest.FixtureLookupError:
-        pass
+        shared = None
+    if shared is not None:
+        yield shared
+        return
     from pyspark.sql import SparkSession
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # workers must import ubunye
-    session = (
+    builder = (
         SparkSession.builder.master("local[2]")
         .config("spark.pyspark.python", sys.executable)
         .appName("ubunye-records-test")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", "2")
-        .getOrCreate()
     )
+    try:  # the native plugin when its jar is built, else the SQL fallback
+        builder = ubunye.spark.configure(builder)
+    except ubunye.spark.JarError:
+        pass
+    session = builder.getOrCreate()
     yield session
     session.stop()
 
@@ -64,7 +71,7 @@ def _people(path: Path) -> Path:
 # pandas keeps no decimal precision (a column of Decimal objects is typed by
 # Arrow's inference, decimal(3,2) here, while Spark reads decimal(10,2)), so the
 # default read drops that column; the Arrow-backed read keeps every column.
-READS = {
+READS: dict[str, dict[str, Any]] = {
     "numpy-backed": {"columns": ["id", "name", "age", "score", "passed", "day", "seen"]},
     "arrow-backed": {"dtype_backend": "pyarrow"},
 }

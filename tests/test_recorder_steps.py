@@ -223,3 +223,34 @@ def test_prebuilt_steps_pass_through_with_their_location_masked(tmp_path: Path) 
     assert record.inputs[0].location == "postgresql://etl:***@db/shop"
     assert record.inputs[0].name == "src" and record.inputs[0].format == "jdbc"
     assert step.location == "postgresql://etl:pw-777@db/shop"  # the caller's step is not changed
+
+
+def test_unreadable_code_file_costs_the_code_hash_not_the_run(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    task_dir = _task(tmp_path)
+    (task_dir / "gone.py").symlink_to(task_dir / "missing-target.py")
+    context = _context(tmp_path, task_dir=task_dir)
+    with caplog.at_level(logging.WARNING, logger="ubunye.lineage"):
+        record = LineageRecorder().task_start(context=context, config={})
+    assert record.code_hash is None and record.config_hash == config_hash(task_dir)
+    assert any("code_hash" in r.getMessage() and "gone.py" in r.getMessage() for r in caplog.records)
+
+
+def test_a_record_that_is_not_json_is_a_reported_write_error(tmp_path: Path) -> None:
+    loop: list[Any] = []
+    loop.append(loop)
+    recorder = LineageRecorder()
+    record = recorder.task_end(context=_context(tmp_path), status="success", duration_sec=0.0,
+                               expectations=[{"rule": "r", "detail": loop}])
+    assert record.status == "success"
+    assert len(recorder.write_errors) == 1 and "not JSON" in str(recorder.write_errors[0])
+
+
+def test_task_end_without_task_start_dates_the_start_from_the_duration(tmp_path: Path) -> None:
+    from datetime import datetime
+
+    record = LineageRecorder().task_end(context=_context(tmp_path), status="success", duration_sec=3600.0)
+    assert record.started_at is not None and record.ended_at is not None
+    started, ended = datetime.fromisoformat(record.started_at), datetime.fromisoformat(record.ended_at)
+    assert 3600 <= (ended - started).total_seconds() < 3600 + 60
+    assert record.started_at.endswith("+00:00")

@@ -108,36 +108,44 @@ def _decimals(arr: "pa.Array", kind: Kind) -> "pa.Array":
 def _dates(arr: "pa.Array", kind: Kind) -> "pa.Array":
     import pyarrow as pa
 
+    from ubunye.hashing.fixedtext import date_text
+
     if not pa.types.is_date32(arr.type):
         arr = arr.cast(pa.date32())
-    return _quoted(arr.cast(pa.string()))
+    fast = date_text(arr)
+    return fast if fast is not None else _quoted(arr.cast(pa.string()))
 
 
-def _micros(arr: "pa.Array", tz: Any) -> "pa.Array":
-    """Timestamps in microseconds (sub-microsecond parts floored)."""
+def _micros(arr: "pa.Array") -> "pa.Array":
+    """Microseconds since the epoch (int64; sub-microsecond parts floored)."""
     import numpy as np
     import pyarrow as pa
 
     unit = arr.type.unit
+    ints = arr.view(pa.int64()) if arr.offset == 0 else arr.cast(pa.int64())
     if unit == "us":
-        return arr.cast(pa.timestamp("us", tz=tz))
-    ints = arr.cast(pa.int64())
-    values = ints.to_numpy(zero_copy_only=False)
+        return ints
+    values = ints.fill_null(0).to_numpy()
     if unit == "ns":
         values = np.floor_divide(values, 1000)
     else:
         values = values * (1000 if unit == "ms" else 1_000_000)
-    return pa.array(values, pa.int64(), mask=ints.is_null().to_numpy(zero_copy_only=False)).cast(
-        pa.timestamp("us", tz=tz)
-    )
+    return pa.array(values, pa.int64(), mask=ints.is_null().to_numpy(zero_copy_only=False))
 
 
 def _timestamps(arr: "pa.Array", kind: Kind) -> "pa.Array":
+    import pyarrow as pa
     import pyarrow.compute as pc
 
+    from ubunye.hashing.fixedtext import timestamp_text
+
     instant = kind.tag == "timestamp"
-    us = _micros(arr, "UTC" if instant else None)
-    text = pc.strftime(us, format="%Y-%m-%dT%H:%M:%S")
+    micros = _micros(arr)
+    fast = timestamp_text(micros, instant)
+    if fast is not None:
+        return fast
+    text = pc.strftime(micros.cast(pa.timestamp("us", tz="UTC" if instant else None)),
+                       format="%Y-%m-%dT%H:%M:%S")
     return _quoted(text, "Z" if instant else "")
 
 

@@ -2,15 +2,17 @@
 
 - pandas: converted to Arrow per spec section 3 (named index levels become
   columns, unnamed ones are dropped; categoricals take their values' kind;
-  top-level naive timestamps are instants read as UTC wall time; numpy-backed
-  float NaN is null, Arrow-backed NaN stays ``"NaN"``).
+  top-level naive numpy-backed timestamps are instants read as UTC wall time,
+  while Arrow-backed (``pd.ArrowDtype``) columns keep their Arrow type, so a
+  naive one stays ``timestamp_ntz``; numpy-backed float NaN is null,
+  Arrow-backed NaN stays ``"NaN"``).
 - pyarrow ``Table`` / ``RecordBatch`` / ``RecordBatchReader``: used as is.
 - polars: ``to_arrow()`` (no rows copied into Python objects).
 - DuckDB relations: an Arrow record batch reader.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Iterator
 
 from ubunye.hashing.errors import RowsV1Error
 
@@ -69,7 +71,7 @@ def to_arrow_source(frame: Any, batch_rows: int = 65_536) -> ArrowSource:
 
 
 def _duckdb_reader(relation: Any, batch_rows: int) -> "pa.RecordBatchReader":
-    for name in ("fetch_record_batch", "record_batch", "fetch_arrow_reader"):
+    for name in ("to_arrow_reader", "fetch_arrow_reader", "fetch_record_batch", "record_batch"):
         method = getattr(relation, name, None)
         if method is not None:
             try:
@@ -81,7 +83,6 @@ def _duckdb_reader(relation: Any, batch_rows: int) -> "pa.RecordBatchReader":
 
 def pandas_to_arrow(df: Any) -> "pa.Table":
     """A pandas DataFrame as an Arrow table, per spec section 3."""
-    import pandas as pd
     import pyarrow as pa
 
     columns = [str(c) for c in df.columns]
@@ -96,6 +97,7 @@ def pandas_to_arrow(df: Any) -> "pa.Table":
         seen.add(name)
     if index_names:
         df = df.reset_index(level=index_names)
+    arrow_backed = {str(c) for c, dtype in df.dtypes.items() if type(dtype).__name__ == "ArrowDtype"}
     table = pa.Table.from_pandas(df, preserve_index=False)
     fields = []
     arrays = []
@@ -104,13 +106,13 @@ def pandas_to_arrow(df: Any) -> "pa.Table":
         if pa.types.is_dictionary(t):
             column = column.cast(t.value_type)
             t = t.value_type
-        if pa.types.is_timestamp(t) and t.tz is None:
-            # naive pandas timestamps are instants read as UTC wall time
+        if pa.types.is_timestamp(t) and t.tz is None and str(field.name) not in arrow_backed:
+            # naive pandas (numpy-backed) timestamps are instants read as UTC wall
+            # time; Arrow-backed columns keep their Arrow meaning (timestamp_ntz)
             t = pa.timestamp(t.unit, tz="UTC")
             column = column.cast(t)
         fields.append(pa.field(str(field.name), t))
         arrays.append(column)
-    del pd
     return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
 
 
@@ -119,10 +121,3 @@ def port_kinds(schema: Any) -> list[tuple[str, str]]:
     items = schema.items() if hasattr(schema, "items") else schema
     return [(str(n), str(k)) for n, k in items]
 
-
-def optional_import(name: str) -> Optional[Any]:
-    """Import a module if installed, else None."""
-    try:
-        return __import__(name)
-    except ImportError:
-        return None

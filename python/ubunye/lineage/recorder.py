@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import uuid
 import warnings
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Optional, Sequence, Union
 
@@ -27,16 +27,17 @@ from ubunye.lineage.evidence import code_hash, config_hash, environment, environ
 from ubunye.lineage.masking import format_error, mask_error, mask_variables, secret_values
 from ubunye.lineage.record import RunRecord, Step
 from ubunye.lineage.steps import FingerprintFn, StepHasher, build_steps
-from ubunye.lineage.store import DEFAULT_LINEAGE_DIR, FileStore, validate_name
+from ubunye.lineage.store import FileStore, validate_name
 
 log = logging.getLogger("ubunye.lineage")
 
 STATUSES = ("running", "success", "error", "interrupted")
 
 
-def now_iso() -> str:
-    """The current instant in ISO-8601 UTC with the ``+00:00`` offset."""
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+def now_iso(seconds_ago: float = 0.0) -> str:
+    """The current instant (less ``seconds_ago``) in ISO-8601 UTC with the ``+00:00`` offset."""
+    moment = datetime.now(timezone.utc) - timedelta(seconds=seconds_ago)
+    return moment.isoformat(timespec="microseconds")
 
 
 def new_run_id() -> str:
@@ -57,7 +58,7 @@ class LineageRecorder:
     def __init__(
         self,
         store: Union[str, FileStore] = "filesystem",
-        base_dir: Union[str, Path] = DEFAULT_LINEAGE_DIR,
+        base_dir: Union[str, Path] = ".ubunye/lineage",
         hash_inputs: bool = True,
         sample_fraction: Optional[float] = None,
         *,
@@ -125,7 +126,9 @@ class LineageRecorder:
         """Complete the record of a run (hashing its inputs and outputs) and write it."""
         if status not in STATUSES[1:]:
             raise ValueError(f"task_end status {status!r} is not one of {', '.join(STATUSES[1:])}")
-        record = self._open.pop(context.run_id, None) or self._new_record(context, config or {})
+        record = self._open.pop(context.run_id, None)
+        if record is None:  # task_start was not called: date the start from the duration
+            record = self._new_record(context, config or {}, seconds_ago=duration_sec)
         secrets = secret_values(context.variables)
         hasher = StepHasher(hash_inputs=self.hash_inputs, secrets=secrets, fingerprint=self._fingerprint)
         record.inputs = build_steps(hasher, inputs or [])
@@ -146,7 +149,9 @@ class LineageRecorder:
         return record
 
     # --- internals ---------------------------------------------------------
-    def _new_record(self, context: RunContext, config: dict[str, Any]) -> RunRecord:
+    def _new_record(
+        self, context: RunContext, config: dict[str, Any], seconds_ago: Optional[float] = None
+    ) -> RunRecord:
         task_dir = Path(context.task_dir) if context.task_dir is not None else None
         env = environment(context.spark)
         return RunRecord(
@@ -158,14 +163,14 @@ class LineageRecorder:
             profile=context.profile,
             model=context.model if context.model is not None else _config_str(config, "MODEL"),
             version=context.version if context.version is not None else _config_str(config, "VERSION"),
-            config_hash=config_hash(task_dir),
-            started_at=now_iso(),
+            config_hash=_evidence("config_hash", config_hash, task_dir),
+            started_at=now_iso(seconds_ago or 0.0),
             status="running",
             engine_version=__version__,
             backend=context.backend or ("spark" if context.spark is not None else None),
             variables=mask_variables(context.variables),
             time_zone=context.time_zone or _spark_time_zone(context.spark),
-            code_hash=code_hash(task_dir),
+            code_hash=_evidence("code_hash", code_hash, task_dir),
             environment=env,
             environment_hash=environment_hash(env),
         )
@@ -201,6 +206,16 @@ class LineageRecorder:
     def _lost(self, exc: RecordWriteError) -> None:
         self.write_errors.append(exc)
         log.error("%s", exc)
+
+
+def _evidence(name: str, compute: Any, task_dir: Optional[Path]) -> Optional[str]:
+    """A code or config hash, or None (with a warning naming why) when the files cannot be read."""
+    try:
+        value: Optional[str] = compute(task_dir)
+    except OSError as exc:
+        log.warning("no %s for %s: %s", name, task_dir, exc)
+        return None
+    return value
 
 
 def _config_str(config: dict[str, Any], key: str) -> Optional[str]:

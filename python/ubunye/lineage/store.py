@@ -93,7 +93,10 @@ class FileStore:
         Raises :class:`RecordWriteError` naming the path and the reason.
         """
         path = self.record_path(record)
-        data = record.to_json().encode("utf-8")
+        try:
+            data = record.to_json().encode("utf-8")
+        except (TypeError, ValueError, RecursionError) as exc:  # e.g. a circular structure
+            raise RecordWriteError(path, f"the record is not JSON: {exc}") from exc
         temp: Optional[str] = None
         try:
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -20,7 +20,8 @@ values.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from functools import partial
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional, Sequence
 
 from ubunye.hashing.digest import MASK64, LaneSums
 
@@ -37,16 +38,27 @@ def to_signed(x: int) -> int:
     return x - (1 << 64) if x >= 1 << 63 else x
 
 
-def partition_sums(batches: Iterable["pa.RecordBatch"]) -> Iterator["pa.RecordBatch"]:
+def partition_sums(
+    batches: Iterable["pa.RecordBatch"], names: Optional[Sequence[str]] = None
+) -> Iterator["pa.RecordBatch"]:
     """``mapInArrow`` body: one row (rows, a, b) for the whole partition.
 
+    ``names``: the real column names, given back to the batches' columns (the
+    DataFrame is handed over with positional names, see :func:`fallback_input`).
     Runs on a Python worker; module-level so that it is pickled by reference.
     """
     import pyarrow as pa
 
     from ubunye.hashing.arrow import lane_sums
 
-    sums = lane_sums(batches)
+    def renamed() -> Iterator["pa.RecordBatch"]:
+        for batch in batches:
+            if names is None:
+                yield batch
+            else:
+                yield pa.RecordBatch.from_arrays(batch.columns, names=list(names))
+
+    sums = lane_sums(renamed())
     yield pa.RecordBatch.from_arrays(
         [
             pa.array([sums.rows], pa.int64()),
@@ -57,23 +69,28 @@ def partition_sums(batches: Iterable["pa.RecordBatch"]) -> Iterator["pa.RecordBa
     )
 
 
-def fallback_input(df: Any) -> Any:
-    """The DataFrame the partitions hash: ``df``, or one null column if it has none.
+def fallback_input(df: Any) -> tuple[Any, Optional[list[str]]]:
+    """The DataFrame the partitions hash, and the real names of its columns.
 
-    Arrow batches without columns carry no row count, so a table with no
-    columns is hashed through a single all-null column: every row is then the
-    line ``{}``, as the spec says, and the kinds come from the original schema.
+    Columns are renamed ``_c0``, ``_c1``, ... (pyspark's ``mapInArrow`` looks
+    columns up by name, which fails for names such as ``a.b``); the workers
+    put the real names back. Arrow batches without columns carry no row
+    count, so a table with no columns is hashed through one all-null column:
+    every row is then the line ``{}``, as the spec says (the kinds come from
+    the original schema).
     """
-    if df.columns:
-        return df
+    names = list(df.columns)
+    if names:
+        return df.toDF(*[f"_c{i}" for i in range(len(names))]), names
     from pyspark.sql import functions as F
 
-    return df.select(F.lit(None).alias(_PLACEHOLDER))
+    return df.select(F.lit(None).alias(_PLACEHOLDER)), None
 
 
 def fallback_sums(df: Any) -> LaneSums:
     """Row count and lane sums of ``df`` through ``mapInArrow`` (classic or Connect)."""
-    rows = fallback_input(df).mapInArrow(partition_sums, SUMS_SCHEMA).collect()
+    frame, names = fallback_input(df)
+    rows = frame.mapInArrow(partial(partition_sums, names=names), SUMS_SCHEMA).collect()
     total = LaneSums()
     for row in rows:
         total = total + LaneSums(int(row["rows"]), int(row["a"]) & MASK64, int(row["b"]) & MASK64)

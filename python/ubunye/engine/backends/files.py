@@ -33,17 +33,6 @@ def _visible(folder: Path) -> Any:
             yield p
 
 
-def data_files(path: Path, fmt: str, what: str) -> list[Path]:
-    """The files making up an input: the file itself, or a folder's part files in name order."""
-    if path.is_file():
-        return [path]
-    if not path.is_dir():
-        raise IOSpecError(f"{what}: {path} does not exist")
-    ext = EXTENSIONS.get(fmt, "")
-    files = sorted(p for p in _visible(path) if not ext or p.name.endswith(ext) or "." not in p.name)
-    return files
-
-
 def prepare_output(path: Path, mode: str, what: str) -> bool:
     """Apply a write mode to an output folder; False when nothing is to be written."""
     exists = has_data(path)

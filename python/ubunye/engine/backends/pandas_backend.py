@@ -37,39 +37,36 @@ class ArrowTablePort:
         return list(self._table.to_pylist())
 
 
-def read_arrow(path: Path, fmt: str, options: Mapping[str, Any], time_zone: Optional[str], what: str) -> Any:
-    """Read a file or a folder of part files into one pyarrow Table."""
-    import pyarrow as pa
-
-    parts = files.data_files(path, fmt, what)
-    tables = [_read_one(p, fmt, options, time_zone) for p in parts]
-    if not tables:
-        raise IOSpecError(f"{what}: {path} holds no {fmt} files")
-    if len(tables) == 1:
-        return tables[0]
-    return pa.concat_tables(tables, promote_options="permissive")
+# Reader options the pandas backend honours: Spark's defaults, which ubunye.io follows.
+_DEFAULT_OPTIONS = {"csv": {"header": "true", "inferschema": "true"}, "json": {}, "parquet": {}}
 
 
-def _read_one(path: Path, fmt: str, options: Mapping[str, Any], time_zone: Optional[str]) -> Any:
-    if fmt == "parquet":
-        import pyarrow.parquet as pq
+def check_options(spec: IOSpec) -> None:
+    """Refuse reader/writer options that ``ubunye.io`` does not follow (it reads as Spark's defaults)."""
+    defaults = _DEFAULT_OPTIONS.get(spec.format, {})
+    for key, value in spec.options.items():
+        if defaults.get(str(key).lower()) != str(value).lower():
+            raise IOSpecError(
+                f"{spec.direction} {spec.name!r}: option {key}={value!r} is not supported on the pandas "
+                f"backend (it reads and writes {spec.format} with Spark's default options)"
+            )
 
-        return pq.read_table(path)
-    from ubunye.io import read_table
 
-    return read_table(path, fmt, engine="arrow", options=dict(options), time_zone=time_zone)
+def read_arrow(path: Path, fmt: str, what: str) -> Any:
+    """Read a file or a folder of part files into one pyarrow Table, as Spark reads it."""
+    from ubunye.io import UnreadablePath, read_arrow as io_read_arrow
+
+    try:
+        return io_read_arrow(path, fmt)
+    except UnreadablePath as exc:
+        raise IOSpecError(f"{what}: {' '.join(str(exc).split())}") from exc
 
 
-def write_arrow(table: Any, path: Path, fmt: str, options: Mapping[str, Any], time_zone: Optional[str]) -> None:
-    """Write one pyarrow Table as one part file."""
-    if fmt == "parquet":
-        import pyarrow.parquet as pq
-
-        pq.write_table(table, path)
-        return
+def write_arrow(table: Any, path: Path, fmt: str) -> None:
+    """Write one pyarrow Table as one part file, as Spark writes it."""
     from ubunye.io import write_table
 
-    write_table(table, path, fmt, options=dict(options), time_zone=time_zone)
+    write_table(table, path, fmt)
 
 
 def to_arrow(df: Any) -> Any:
@@ -93,16 +90,20 @@ class PandasBackend(Backend):
     formats = ("parquet", "csv", "json")
 
     def __init__(self, time_zone: Optional[str] = None) -> None:
-        self.time_zone = time_zone or "UTC"
+        # ubunye.io reads CSV timestamps without an offset as UTC wall time,
+        # as Spark does in a UTC session: that is this backend's time zone.
+        del time_zone
+        self.time_zone = "UTC"
 
     def check_spec(self, spec: IOSpec) -> None:
         super().check_spec(spec)
+        check_options(spec)
         if spec.partition_by:
             raise IOSpecError(f"output {spec.name!r}: partition_by is supported on the spark backend only")
 
     def read(self, spec: IOSpec) -> ReadResult:
         what = f"input {spec.name!r}"
-        table = read_arrow(files.local_path(spec.path, what), spec.format, spec.options, self.time_zone, what)
+        table = read_arrow(files.local_path(spec.path, what), spec.format, what)
         return ReadResult(arrow_to_pandas(table))
 
     def write(self, frame: Any, spec: IOSpec, *, hash_output: bool = False) -> WriteResult:
@@ -112,7 +113,7 @@ class PandasBackend(Backend):
         path = files.local_path(spec.path, what)
         if not files.prepare_output(path, spec.mode, what):
             return WriteResult(written=False)
-        write_arrow(to_arrow(frame), files.new_part(path, spec.format), spec.format, spec.options, self.time_zone)
+        write_arrow(to_arrow(frame), files.new_part(path, spec.format), spec.format)
         files.mark_success(path)
         return WriteResult(written=True)
 

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import os
+import sys
 from typing import Any, Mapping, Optional
 
 log = logging.getLogger("ubunye.engine")
@@ -28,6 +30,8 @@ def build_session(time_zone: Optional[str], spark_conf: Mapping[str, str]) -> An
     """A local session (``local[2]`` unless the config says) with the plugin jar and Delta."""
     from pyspark.sql import SparkSession
 
+    # Python workers (the hash fallback runs there) use this interpreter, with this package.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = SparkSession.builder.appName("ubunye")
     conf = dict(spark_conf)
     conf.setdefault("spark.master", "local[2]")

@@ -3,7 +3,7 @@ package io.ubunye.spark.expressions
 import io.ubunye.spark.rowsv1.Digests
 
 import org.apache.spark.sql.catalyst.expressions.{Expression, TernaryExpression}
-import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback
+import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
 import org.apache.spark.sql.types.{DataType, StringType}
 import org.apache.spark.unsafe.types.UTF8String
 
@@ -12,7 +12,7 @@ import org.apache.spark.unsafe.types.UTF8String
   * once per group; not a SQL function.
   */
 case class RowsV1DataHash(rows: Expression, sumA: Expression, sumB: Expression, schemaJson: String)
-  extends TernaryExpression with CodegenFallback {
+  extends TernaryExpression {
 
   override def first: Expression = rows
   override def second: Expression = sumA
@@ -21,6 +21,13 @@ case class RowsV1DataHash(rows: Expression, sumA: Expression, sumB: Expression, 
 
   override protected def nullSafeEval(n: Any, a: Any, b: Any): Any = UTF8String.fromString(
     Digests.dataHash(schemaJson, n.asInstanceOf[Long], a.asInstanceOf[Long], b.asInstanceOf[Long]))
+
+  override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode = {
+    val schema = ctx.addReferenceObj("rowsV1Schema", schemaJson, "java.lang.String")
+    val digests = Digests.getClass.getName.stripSuffix("$")
+    defineCodeGen(ctx, ev, (n, a, b) =>
+      s"${classOf[UTF8String].getName}.fromString($digests.dataHash($schema, $n, $a, $b))")
+  }
 
   override protected def withNewChildrenInternal(
       newFirst: Expression, newSecond: Expression, newThird: Expression): RowsV1DataHash =

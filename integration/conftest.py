@@ -1,0 +1,152 @@
+"""Shared fixtures of the Spark integration suite (tests that start Spark).
+
+Fixtures for every integration test file:
+
+- ``spark`` (session scope): ONE classic ``local[2]`` session for the whole run.
+  It has the plugin jar and its extension (``ubunye.spark.configure``: the
+  ``ubunye_rows_v1*`` SQL functions exist) and Delta (``io.delta`` extension and
+  catalog; Delta's jars come through ``spark.jars.packages`` and the local ivy
+  cache). Settings: session time zone UTC, 4 shuffle partitions, UI off, driver
+  bound to 127.0.0.1, warehouse and Derby files under a temp folder, Python
+  workers on this interpreter. The plugin jar must have been built
+  (``scripts/setup`` runs ``scripts/build-jar``): without it this fixture
+  errors, so the tests that need it fail; nothing is skipped.
+  Do not stop it, and do not change its static settings.
+- ``spark_conf`` (function scope): ``with spark_conf({"spark.sql.ansi.enabled": "false"}):``
+  sets runtime SQL settings on the shared session and restores them after.
+- ``rows_v1_fixtures`` (session scope): every fixture of ``tests/fixtures/rows-v1``
+  (:mod:`ubunye.testing.fixtures`); build one as a Spark DataFrame with
+  ``ubunye.spark.testing.fixture_dataframe(spark, fx)``.
+- ``connect_servers`` (session scope, started on first use): two local Spark
+  Connect servers in their own JVMs on 127.0.0.1, ``"plain"`` (no plugin) and
+  ``"native"`` (plugin jar and extension); ``connect_plain`` / ``connect_native``
+  are Connect sessions on them.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from pathlib import Path
+from typing import Any, Callable, ContextManager, Iterator, Mapping, Optional
+
+import pytest
+
+LOOPBACK = "127.0.0.1"
+
+# Before any JVM starts: Python workers use this interpreter (they import ubunye),
+# and Spark binds to the loopback interface only.
+os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+os.environ.setdefault("SPARK_LOCAL_IP", LOOPBACK)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test under integration/ starts Spark: mark it ``spark``."""
+    for item in items:
+        if "integration" in Path(str(item.fspath)).parts:
+            item.add_marker(pytest.mark.spark)
+
+
+@pytest.fixture(scope="session")
+def spark_workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A temp folder for the shared session's warehouse, Derby and scratch files."""
+    return tmp_path_factory.mktemp("spark")
+
+
+@pytest.fixture(scope="session")
+def spark(spark_workdir: Path) -> Iterator[Any]:
+    """The shared classic session (see the module docstring)."""
+    from delta.pip_utils import configure_spark_with_delta_pip
+    from pyspark.sql import SparkSession
+
+    import ubunye.spark
+
+    builder: Any = (
+        SparkSession.builder.master("local[2]")
+        .appName("ubunye-integration")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.default.parallelism", "2")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.host", LOOPBACK)
+        .config("spark.driver.bindAddress", LOOPBACK)
+        .config("spark.pyspark.python", sys.executable)
+        .config("spark.sql.warehouse.dir", str(spark_workdir / "warehouse"))
+        .config("spark.local.dir", str(spark_workdir / "local"))
+        .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={spark_workdir / 'derby'}")
+        .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+        .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+    )
+    builder = configure_spark_with_delta_pip(builder)
+    builder = ubunye.spark.configure(builder)  # raises JarNotFoundError when the jar was not built
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+@pytest.fixture
+def spark_conf(spark: Any) -> Callable[[Mapping[str, str]], ContextManager[None]]:
+    """A context manager that sets runtime SQL settings and restores the old values."""
+
+    @contextlib.contextmanager
+    def setting(conf: Mapping[str, str]) -> Iterator[None]:
+        old: dict[str, Optional[str]] = {k: spark.conf.get(k, None) for k in conf}
+        try:
+            for key, value in conf.items():
+                spark.conf.set(key, value)
+            yield
+        finally:
+            for key, value in old.items():
+                if value is None:
+                    spark.conf.unset(key)
+                else:
+                    spark.conf.set(key, value)
+
+    return setting
+
+
+@pytest.fixture(scope="session")
+def rows_v1_fixtures() -> list[Any]:
+    """Every rows-v1 fixture, loaded and decoded."""
+    from ubunye.testing.fixtures import load_fixtures
+
+    return load_fixtures()
+
+
+@pytest.fixture(scope="session")
+def connect_servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """Two local Spark Connect servers: ``"plain"`` and ``"native"`` (with the plugin)."""
+    import ubunye.spark
+    from ubunye.spark.jar import jar_info
+    from ubunye.spark.testing import ConnectServer, start_all
+
+    root = tmp_path_factory.mktemp("connect")
+    info = jar_info()
+    servers = {
+        "plain": ConnectServer(root / "plain", name="plain"),
+        "native": ConnectServer(
+            root / "native",
+            conf={"spark.jars": ubunye.spark.jar_path(), "spark.sql.extensions": info.extensions},
+            name="native",
+        ),
+    }
+    try:
+        start_all(list(servers.values()))
+        yield servers
+    finally:
+        for server in servers.values():
+            server.stop()
+
+
+@pytest.fixture(scope="session")
+def connect_plain(connect_servers: dict[str, Any]) -> Any:
+    """A Spark Connect session on the server without the plugin."""
+    return connect_servers["plain"].session()
+
+
+@pytest.fixture(scope="session")
+def connect_native(connect_servers: dict[str, Any]) -> Any:
+    """A Spark Connect session on the server with the plugin extension."""
+    return connect_servers["native"].session()

@@ -1,0 +1,72 @@
+"""Every rows-v1 fixture gives its expected digest on Spark native, Spark fallback and pandas.
+
+The native aggregate's SQL forms are checked too: ``ubunye_rows_v1(*)`` returns
+the data hash and ``ubunye_row_line(*)`` the fixture's canonical lines.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import pytest
+
+import ubunye
+from ubunye.spark import fingerprint_spark
+from ubunye.spark.native import row_line_column, rows_v1_hash_column
+from ubunye.spark.testing import fixture_dataframe
+from ubunye.testing.fixtures import fixtures_dir, load_fixture
+
+FIXTURE_PATHS = sorted(fixtures_dir().glob("*.json"))
+ENGINES = ("spark-native", "spark-sql")
+
+
+def check(fp: Any, fx: Any, engine: str) -> None:
+    """``fp`` is the fixture's expected fingerprint, or fails with its expected error."""
+    assert fp.engine == engine
+    if fx.expect.fails:
+        assert fp.data_hash is None and fp.row_count is None
+        assert fp.error is not None and fx.expect.error in fp.error, fp.error
+        assert fp.error.startswith("RowsV1Error: ")
+        return
+    assert fp.error is None, fp.error
+    assert (fp.row_count, fp.schema_hash, fp.data_hash) == (
+        fx.expect.row_count, fx.expect.schema_hash, fx.expect.data_hash)
+
+
+@pytest.mark.parametrize("path", FIXTURE_PATHS, ids=[p.stem for p in FIXTURE_PATHS])
+def test_fixture_digest_on_native_fallback_and_pandas(spark: Any, path: Any) -> None:
+    fx = load_fixture(path)
+    df = fixture_dataframe(spark, fx)
+    for engine in ENGINES:
+        check(fingerprint_spark(df, engine=engine), fx, engine)
+    # the default choice on a session with the plugin is the native aggregate
+    assert ubunye.fingerprint(df).engine == "spark-native"
+    if not fx.expect.fails:
+        frame = fx.arrow_table().to_pandas(types_mapper=pd.ArrowDtype)
+        fp = ubunye.fingerprint(frame)
+        assert (fp.row_count, fp.schema_hash, fp.data_hash) == (
+            fx.expect.row_count, fx.expect.schema_hash, fx.expect.data_hash)
+
+
+@pytest.mark.parametrize("name", ["reference_3rows", "strings", "maps", "map_temporal_keys",
+                                  "doubles", "floats32", "structs", "names", "no_columns_rows"])
+def test_native_sql_functions_give_the_fixture_hash_and_lines(spark: Any, name: str) -> None:
+    fx = load_fixture(fixtures_dir() / f"{name}.json")
+    df = fixture_dataframe(spark, fx)
+    assert df.agg(rows_v1_hash_column(df)).collect()[0][0] == fx.expect.data_hash
+    lines = [r[0] for r in df.select(row_line_column(df)).collect()]
+    assert sorted(lines) == sorted(fx.expect.lines or [])
+
+
+def test_sql_text_form_with_star(spark: Any) -> None:
+    """``SELECT ubunye_rows_v1(*)`` in SQL names the columns as the DataFrame form does."""
+    fx = load_fixture(fixtures_dir() / "reference_3rows.json")
+    fixture_dataframe(spark, fx).createOrReplaceTempView("ubunye_reference_3rows")
+    try:
+        row = spark.sql(
+            "SELECT ubunye_rows_v1(*) AS h, ubunye_rows_v1_sums(*) AS s FROM ubunye_reference_3rows"
+        ).collect()[0]
+    finally:
+        spark.catalog.dropTempView("ubunye_reference_3rows")
+    assert row["h"] == fx.expect.data_hash
+    assert row["s"]["rows"] == 3

@@ -1,0 +1,107 @@
+"""``ubunye hash PATH``: the rows-v1 fingerprint of a file or folder.
+
+An engine is a small function ``(path, format) -> Fingerprint`` registered in
+:data:`ENGINES` by name, either as the function itself or as a lazily
+imported ``"module:attribute"`` string, so other packages (``ubunye.spark``)
+add theirs without this module importing them. :data:`FORMATS` lists the
+formats ``--format`` accepts; an engine raises ``ValueError`` for one it
+cannot read.
+"""
+from __future__ import annotations
+
+import json
+from importlib import import_module
+from pathlib import Path
+from typing import Callable, Optional, Union
+
+import click
+
+from ubunye.hashing.fingerprint import Fingerprint
+
+EngineFn = Callable[[Path, Optional[str]], Fingerprint]
+
+FORMATS: list[str] = ["parquet", "csv", "json", "delta"]
+
+
+def pandas_engine(path: Path, fmt: Optional[str]) -> Fingerprint:
+    """Read with :func:`ubunye.io.read_table` (pandas, Spark-compatible) and hash."""
+    from ubunye.hashing import fingerprint
+    from ubunye.io import read_table
+
+    return fingerprint(read_table(path, fmt, engine="pandas"))
+
+
+def arrow_engine(path: Path, fmt: Optional[str]) -> Fingerprint:
+    """Read into a pyarrow Table and hash it with the vectorised path."""
+    from ubunye.hashing import fingerprint
+    from ubunye.io import read_table
+
+    return fingerprint(read_table(path, fmt, engine="arrow"))
+
+
+ENGINES: dict[str, Union[EngineFn, str]] = {
+    "pandas": pandas_engine,
+    "arrow": arrow_engine,
+    "spark": "ubunye.spark.cli:spark_engine",
+}
+
+
+def register_engine(name: str, engine: Union[EngineFn, str], formats: tuple[str, ...] = ()) -> None:
+    """Add an engine (a function or ``"module:attribute"``) and the formats it adds."""
+    ENGINES[name] = engine
+    for fmt in formats:
+        if fmt not in FORMATS:
+            FORMATS.append(fmt)
+
+
+def resolve_engine(name: str) -> EngineFn:
+    """The engine function registered as ``name``."""
+    engine = ENGINES[name]
+    if isinstance(engine, str):
+        module, _, attr = engine.partition(":")
+        engine = getattr(import_module(module), attr)
+    return engine  # type: ignore[return-value]
+
+
+def _fail(message: str, code: int) -> None:
+    click.echo("ubunye hash: " + " ".join(message.split()), err=True)
+    raise SystemExit(code)
+
+
+@click.command("hash")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--format", "fmt", default=None, metavar="|".join(FORMATS),
+              help="File format (default: from the file names).")
+@click.option("--engine", default="pandas", show_default=True, metavar="|".join(ENGINES),
+              help="Which engine reads and hashes the data.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def hash_command(path: Path, fmt: Optional[str], engine: str, as_json: bool) -> None:
+    """Print the rows-v1 row count, schema hash and data hash of PATH (a file or folder)."""
+    from ubunye.io import UnreadablePath
+
+    if engine not in ENGINES:
+        raise click.BadParameter(f"{engine!r} is not one of {', '.join(sorted(ENGINES))}", param_hint="--engine")
+    if fmt is not None and fmt not in FORMATS:
+        raise click.BadParameter(f"{fmt!r} is not one of {', '.join(FORMATS)}", param_hint="--format")
+    if not path.exists():
+        _fail(f"{path}: no such file or folder", 2)
+    try:
+        fp = resolve_engine(engine)(path, fmt)
+    except (UnreadablePath, OSError, ValueError) as exc:
+        _fail(str(exc), 2)
+        return
+    if as_json:
+        out = {"path": str(path), "format": fmt, **fp.to_dict()}
+        click.echo(json.dumps(out, sort_keys=False))
+    else:
+        click.echo(f"path:        {path}")
+        click.echo(f"rows:        {fp.row_count if fp.row_count is not None else '-'}")
+        click.echo(f"schema_hash: {fp.schema_hash or '-'}")
+        click.echo(f"data_hash:   {fp.data_hash or '-'}")
+        click.echo(f"engine:      {fp.engine}")
+        if fp.error:
+            click.echo(f"error:       {fp.error}")
+    if not fp.ok:
+        if not as_json:
+            click.echo(f"ubunye hash: {path}: {fp.error}", err=True)
+        raise SystemExit(1)

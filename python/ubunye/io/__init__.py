@@ -1,0 +1,119 @@
+"""Spark-compatible file reading (and writing) for pandas and Arrow.
+
+``read_table(path, format=None, engine="pandas")`` reads a file or a folder
+of part files the way Spark reads it, so that a file hashes the same with
+``ubunye hash`` as with Spark:
+
+- ``csv``: ``header=true, inferSchema=true`` in a UTC session (:mod:`.csv`);
+- ``parquet``: a file or a folder of part files (:mod:`.parquet`);
+- ``json``: JSON lines with Spark's inference (:mod:`.jsonl`).
+
+``engine="arrow"`` returns a ``pyarrow.Table``; ``engine="pandas"`` returns
+a pandas DataFrame backed by the same Arrow types (``pd.ArrowDtype``), so no
+kind is lost on the way (an int column with nulls stays an int column).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Optional, Union
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pyarrow as pa
+
+FORMATS = ("parquet", "csv", "json")
+ENGINES = ("pandas", "arrow")
+_SUFFIXES = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".json": "json", ".jsonl": "json",
+             ".ndjson": "json"}
+
+
+class UnreadablePath(OSError):
+    """A path that does not exist, is empty, or cannot be read in the format."""
+
+
+def part_files(path: Path) -> list[Path]:
+    """The data files of ``path``: itself, or a folder's visible files, sorted.
+
+    Files whose names start with ``.`` or ``_`` (``_SUCCESS``, ``.crc``) are
+    skipped, as Spark skips them. Partitioned sub-folders are refused.
+    """
+    if not path.exists():
+        raise UnreadablePath(f"{path}: no such file or folder")
+    if path.is_file():
+        return [path]
+    entries = sorted(p for p in path.iterdir() if not p.name.startswith((".", "_")))
+    folders = [p for p in entries if p.is_dir()]
+    if folders:
+        raise UnreadablePath(f"{path}: partitioned sub-folders ({folders[0].name}) are not supported")
+    if not entries:
+        raise UnreadablePath(f"{path}: folder holds no data files")
+    return entries
+
+
+def detect_format(files: list[Path]) -> str:
+    """The format named by the files' suffix (``.csv``, ``.parquet``, ``.json``, ``.jsonl``)."""
+    for f in files:
+        for suffix in reversed(f.suffixes):
+            if suffix.lower() in _SUFFIXES:
+                return _SUFFIXES[suffix.lower()]
+    raise UnreadablePath(f"{files[0]}: cannot tell the format from the name; pass a format")
+
+
+def read_arrow(path: Union[str, Path], format: Optional[str] = None) -> "pa.Table":
+    """Read ``path`` (file or folder) into a ``pyarrow.Table``, Spark-style."""
+    from ubunye.io.csv import read_csv
+    from ubunye.io.jsonl import read_jsonl
+    from ubunye.io.parquet import read_parquet
+
+    p = Path(path)
+    files = part_files(p)
+    fmt = format or detect_format(files)
+    readers: dict[str, Callable[[list[Path]], "pa.Table"]] = {
+        "csv": read_csv, "json": read_jsonl, "parquet": read_parquet}
+    if fmt not in readers:
+        raise ValueError(f"unknown format {fmt!r}: expected one of {', '.join(FORMATS)}")
+    try:
+        return readers[fmt](files)
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        if isinstance(exc, UnreadablePath):
+            raise
+        raise UnreadablePath(f"{p}: cannot read as {fmt}: {' '.join(str(exc).split())}") from exc
+    except Exception as exc:  # pyarrow errors (ArrowInvalid is a ValueError; others are not)
+        raise UnreadablePath(f"{p}: cannot read as {fmt}: {' '.join(str(exc).split())}") from exc
+
+
+def read_table(path: Union[str, Path], format: Optional[str] = None, engine: str = "pandas") -> Any:
+    """Read ``path`` as Spark would: a pandas DataFrame (``engine="pandas"``) or an Arrow table."""
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}: expected one of {', '.join(ENGINES)}")
+    table = read_arrow(path, format)
+    if engine == "arrow":
+        return table
+    import pandas as pd
+
+    return table.to_pandas(types_mapper=pd.ArrowDtype)
+
+
+def write_table(table: Any, path: Union[str, Path], format: Optional[str] = None) -> Path:
+    """Write a pandas DataFrame or Arrow table as one parquet, csv or json-lines file."""
+    import pyarrow as pa
+
+    from ubunye.hashing.frames import pandas_to_arrow
+
+    p = Path(path)
+    fmt = format or detect_format([p])
+    arrow = table if isinstance(table, pa.Table) else pandas_to_arrow(table)
+    if fmt == "parquet":
+        from ubunye.io.parquet import write_parquet
+
+        write_parquet(arrow, p)
+    elif fmt == "csv":
+        from ubunye.io.csv_write import write_csv
+
+        write_csv(arrow, p)
+    elif fmt == "json":
+        from ubunye.io.jsonl import write_jsonl
+
+        write_jsonl(arrow, p)
+    else:
+        raise ValueError(f"unknown format {fmt!r}: expected one of {', '.join(FORMATS)}")
+    return p

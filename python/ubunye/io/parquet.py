@@ -1,0 +1,65 @@
+"""Parquet files or folders of part files, with Spark's timestamp meaning kept."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pyarrow as pa
+
+SPARK_SCHEMA_KEY = b"org.apache.spark.sql.parquet.row.metadata"
+
+
+def read_parquet(paths: list[Path]) -> "pa.Table":
+    """Read parquet part files into one table.
+
+    Spark writes instants as INT96 or as timestamps without a zone flag in
+    some versions; Spark's own schema (kept in the file metadata) says which
+    naive Arrow timestamps are really instants, and those are read as UTC.
+    INT96 columns are instants too.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    tables = []
+    for path in paths:
+        pf = pq.ParquetFile(path)
+        instants = _instant_columns(pf)
+        table = pf.read()
+        tables.append(_mark_instants(table, instants))
+    if not tables:
+        raise ValueError("no parquet part files")
+    return pa.concat_tables(tables, promote_options="default") if len(tables) > 1 else tables[0]
+
+
+def _instant_columns(pf: "object") -> set[str]:
+    meta = pf.schema_arrow.metadata or {}  # type: ignore[attr-defined]
+    names: set[str] = set()
+    spark = meta.get(SPARK_SCHEMA_KEY)
+    if spark:
+        for field in json.loads(spark).get("fields", []):
+            if field.get("type") == "timestamp":
+                names.add(field["name"])
+    schema = pf.schema  # type: ignore[attr-defined]
+    for i in range(len(schema)):
+        column = schema.column(i)
+        if column.physical_type == "INT96" and "." not in column.path:
+            names.add(column.path)
+    return names
+
+
+def _mark_instants(table: "pa.Table", instants: set[str]) -> "pa.Table":
+    import pyarrow as pa
+
+    for i, field in enumerate(table.schema):
+        if field.name in instants and pa.types.is_timestamp(field.type) and field.type.tz is None:
+            t = pa.timestamp(field.type.unit, tz="UTC")
+            table = table.set_column(i, pa.field(field.name, t), table.column(i).cast(t))
+    return table
+
+
+def write_parquet(table: "pa.Table", path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    pq.write_table(table, path)

@@ -1,0 +1,68 @@
+package io.ubunye.spark.rowsv1
+
+import org.scalatest.funsuite.AnyFunSuite
+
+/** The float64/float32 text of rows-v1 (JDK 19+ `Double.toString`/`Float.toString`)
+  * must not depend on the JVM running the writer.
+  */
+class FloatTextSuite extends AnyFunSuite {
+
+  test("known JDK 19+ double texts") {
+    Seq(
+      1e23 -> "1.0E23", 2e23 -> "2.0E23", 4.9e-324 -> "4.9E-324", Double.MinPositiveValue -> "4.9E-324",
+      1.0e-5 -> "1.0E-5", 9.99e-4 -> "9.99E-4", 0.001 -> "0.001", 1e7 -> "1.0E7", 9999999.0 -> "9999999.0",
+      100.0 -> "100.0", 1234567.0 -> "1234567.0", 0.30000000000000004 -> "0.30000000000000004",
+      -2.5e-7 -> "-2.5E-7", Double.MaxValue -> "1.7976931348623157E308", 0.0 -> "0.0", -0.0 -> "-0.0",
+      2.2250738585072014e-308 -> "2.2250738585072014E-308", 71.5 -> "71.5", 1.0 -> "1.0", 0.1 -> "0.1",
+      -1.0 -> "-1.0", 123456789012.0 -> "1.23456789012E11", 5e-324 * 2 -> "1.0E-323"
+    ).foreach { case (v, text) => assert(ShortestDecimal.doubleToString(v) == text, s"double $v") }
+  }
+
+  test("known JDK 19+ float texts") {
+    Seq(
+      4.3e9f -> "4.3E9", 1.0e-5f -> "1.0E-5", 9.99e-4f -> "9.99E-4", 0.1f -> "0.1", 1e7f -> "1.0E7",
+      Float.MinPositiveValue -> "1.4E-45", Float.MaxValue -> "3.4028235E38", 1.0e10f -> "1.0E10",
+      2.0e23f -> "2.0E23", 0.0f -> "0.0", -0.0f -> "-0.0", 33554432.0f -> "3.3554432E7", 1.17549435e-38f -> "1.17549435E-38"
+    ).foreach { case (v, text) => assert(ShortestDecimal.floatToString(v) == text, s"float $v") }
+  }
+
+  test("texts recorded on JDK 25 are reproduced on this JVM") {
+    val recorded = FloatTextCheck.recorded("/jdk25-float-text.txt.gz")
+    assert(recorded.size > 9000)
+    val wrong = recorded.filter {
+      case ('d', bits, text) => ShortestDecimal.doubleToString(java.lang.Double.longBitsToDouble(bits)) != text
+      case (_, bits, text) => ShortestDecimal.floatToString(java.lang.Float.intBitsToFloat(bits.toInt)) != text
+    }
+    assert(wrong.isEmpty, wrong.take(5))
+  }
+
+  test("on JDK 19+ the running JVM agrees on random values") {
+    val feature = Runtime.version().feature()
+    val doubles = FloatTextCheck.doubles(20000, 5).filter(d =>
+      feature < 19 || ShortestDecimal.doubleToString(d) != java.lang.Double.toString(d)).toList
+    val floats = FloatTextCheck.floats(20000, 5).filter(f =>
+      feature < 19 || ShortestDecimal.floatToString(f) != java.lang.Float.toString(f)).toList
+    if (feature >= 19) assert(doubles.isEmpty && floats.isEmpty, (doubles.take(3), floats.take(3)))
+    else {
+      // On older JVMs the JVM's own text differs for some values: the reason for ShortestDecimal.
+      assert(java.lang.Double.toString(1e23) == "9.999999999999999E22")
+      assert(ShortestDecimal.doubleToString(1e23) == "1.0E23")
+    }
+  }
+
+  test("the power-of-ten helpers match exact values") {
+    (-1000 to 1000).foreach { e =>
+      val p2 = BigDecimal(2).pow(e)
+      val log10 = if (e >= 0) BigInt(2).pow(e).toString.length - 1 else {
+        // floor(log10(2^e)) for e < 0: -(number of leading fraction zeros + 1)
+        val s = p2.bigDecimal.stripTrailingZeros().toPlainString
+        -(s.drop(2).takeWhile(_ == '0').length + 1)
+      }
+      assert(ShortestDecimal.flog10pow2(e) == log10, s"flog10pow2($e)")
+    }
+    (-400 to 400).foreach { e =>
+      val exact = if (e >= 0) BigInt(10).pow(e).bitLength - 1 else -BigInt(10).pow(-e).bitLength
+      assert(ShortestDecimal.flog2pow10(e) == exact, s"flog2pow10($e)")
+    }
+  }
+}

@@ -1,0 +1,120 @@
+"""``ubunye hash``: output, --json, engines and exit codes."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+from click.testing import CliRunner
+
+from ubunye.cli.app import cli
+from ubunye.cli.commands import hash as hash_cmd
+from ubunye.hashing import Fingerprint, fingerprint
+from ubunye.io import read_table, write_table
+from ubunye.testing import load_fixtures
+
+REFERENCE = {fx.name: fx for fx in load_fixtures()}["reference_3rows"]
+REFERENCE_CSV = (
+    "id,name,score,passed,day,seen\n"
+    '1,"Mokoena, Thabo",71.5,true,2024-01-02,2024-01-02 03:04:05\n'
+    '2,"Anna ""Annie"" Dlamini",,false,2024-02-29,2024-02-29 23:59:59\n'
+    "3,Sipho,88.0,,,\n"
+)
+
+
+@pytest.fixture
+def reference_csv(tmp_path: Path) -> Path:
+    path = tmp_path / "reference.csv"
+    path.write_text(REFERENCE_CSV, encoding="utf-8")
+    return path
+
+
+def invoke(*args: str) -> "object":
+    return CliRunner().invoke(cli, ["hash", *args])
+
+
+def test_text_output(reference_csv: Path) -> None:
+    result = invoke(str(reference_csv))
+    assert result.exit_code == 0, result.output
+    lines = dict(line.split(":", 1) for line in result.output.strip().splitlines())
+    assert lines["rows"].strip() == "3"
+    assert lines["schema_hash"].strip() == REFERENCE.expect.schema_hash
+    assert lines["data_hash"].strip() == REFERENCE.expect.data_hash
+    assert lines["engine"].strip() == "arrow"
+
+
+@pytest.mark.parametrize("engine", ["pandas", "arrow"])
+def test_json_output_equals_the_library(reference_csv: Path, engine: str) -> None:
+    result = invoke(str(reference_csv), "--json", "--engine", engine, "--format", "csv")
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    expected = fingerprint(read_table(reference_csv, "csv", engine=engine)).to_dict()
+    assert {k: out[k] for k in expected} == expected
+    assert out["data_hash"] == REFERENCE.expect.data_hash
+    assert out["path"] == str(reference_csv) and out["format"] == "csv"
+
+
+def test_parquet_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "t"
+    folder.mkdir()
+    fx = {f.name: f for f in load_fixtures()}["mixed_random_1000"]
+    table = fx.arrow_table()
+    write_table(table.slice(0, 400), folder / "part-00000.parquet")
+    write_table(table.slice(400), folder / "part-00001.parquet")
+    (folder / "_SUCCESS").write_text("")
+    out = json.loads(invoke(str(folder), "--json").output)
+    assert (out["row_count"], out["data_hash"]) == (1000, fx.expect.data_hash)
+
+
+def test_json_lines(tmp_path: Path) -> None:
+    path = tmp_path / "rows.jsonl"
+    path.write_text('{"a": 1}\n{"a": 2, "b": "x"}\n', encoding="utf-8")
+    out = json.loads(invoke(str(path), "--json").output)
+    table = pa.table({"a": pa.array([1, 2], pa.int64()), "b": pa.array([None, "x"])})
+    assert out["data_hash"] == fingerprint(table).data_hash
+
+
+@pytest.mark.parametrize("case", ["missing", "bad_parquet", "bad_extension", "bad_utf8_csv"])
+def test_unreadable_path_is_one_line_and_exit_2(tmp_path: Path, case: str) -> None:
+    path = tmp_path / "missing.csv"
+    if case == "bad_parquet":
+        path = tmp_path / "bad.parquet"
+        path.write_bytes(b"nope")
+    elif case == "bad_extension":
+        path = tmp_path / "data.bin"
+        path.write_bytes(b"x")
+    elif case == "bad_utf8_csv":
+        path = tmp_path / "bad.csv"
+        path.write_bytes(b"a\n\xff\xfe\n")
+    result = CliRunner().invoke(cli, ["hash", str(path)])
+    assert result.exit_code == 2
+    assert len(result.output.strip().splitlines()) == 1
+    assert str(path) in result.output
+
+
+def test_unknown_engine_and_format_are_usage_errors(reference_csv: Path) -> None:
+    assert invoke(str(reference_csv), "--engine", "nope").exit_code == 2
+    assert invoke(str(reference_csv), "--format", "xml").exit_code == 2
+
+
+def test_unhashable_data_exits_1_with_error(tmp_path: Path) -> None:
+    path = tmp_path / "u.parquet"
+    write_table(pa.table({"u": pa.array([1], pa.uint32())}), path)
+    result = invoke(str(path), "--json")
+    assert result.exit_code == 1
+    out = json.loads(result.output)
+    assert out["data_hash"] is None and "'u'" in out["error"] and "uint32" in out["error"]
+
+
+def test_registered_engine_is_used(reference_csv: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[tuple[Path, object]] = []
+
+    def fake(path: Path, fmt: object) -> Fingerprint:
+        calls.append((path, fmt))
+        return Fingerprint("sha256:s", "sha256:d", 7, engine="fake")
+
+    monkeypatch.setitem(hash_cmd.ENGINES, "fake", fake)
+    out = json.loads(invoke(str(reference_csv), "--engine", "fake", "--json").output)
+    assert calls == [(reference_csv, None)]
+    assert (out["row_count"], out["engine"]) == (7, "fake")

@@ -1,0 +1,93 @@
+"""`ubunye run`: exit codes, one line per task, records, --all order, record write failures."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+
+from ubunye.cli.app import cli
+
+from test_engine_runner import CLEAN_CODE, CLEAN_CONFIG, PEOPLE, SUMMARY_CODE, SUMMARY_CONFIG, make_task
+
+
+@pytest.fixture
+def usecase(tmp_path: Path) -> Path:
+    (tmp_path / "data").mkdir()
+    pq.write_table(PEOPLE, tmp_path / "data" / "people.parquet")
+    make_task(tmp_path, "clean", CLEAN_CONFIG, CLEAN_CODE)
+    make_task(tmp_path, "summary", SUMMARY_CONFIG, SUMMARY_CODE)
+    return tmp_path
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, ["run", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def base(usecase: Path) -> list[str]:
+    return ["-d", str(usecase), "-u", "shop", "-p", "orders", "--backend", "pandas", "-dt", "2024-01-02"]
+
+
+def test_success_exit_0_with_a_line_per_task(usecase: Path) -> None:
+    code, out, err = run(*base(usecase), "-t", "clean", "-t", "summary", "--lineage", "--var", "who=me")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith("ok   shop/orders/clean (") and "record " in lines[0]
+    recs = list((usecase / ".ubunye/lineage/shop/orders/summary").glob("*.json"))
+    assert len(recs) == 1
+    assert json.loads(recs[0].read_text())["variables"]["who"] == "me"
+
+
+def test_all_runs_pipeline_yaml_order(usecase: Path) -> None:
+    (usecase / "shop/orders/pipeline.yaml").write_text("tasks: [clean, summary]\n")
+    code, out, _ = run(*base(usecase), "--all")
+    assert code == 0
+    assert [line.split()[1] for line in out.splitlines()] == ["shop/orders/clean", "shop/orders/summary"]
+
+
+def test_failed_task_exit_1_with_one_line_reason(usecase: Path) -> None:
+    make_task(usecase, "clean", CLEAN_CONFIG, CLEAN_CODE.replace('>= self.params["min_age"]', ">= 0"))
+    code, out, err = run(*base(usecase), "-t", "clean", "-t", "summary", "--lineage")
+    assert code == 1
+    assert out == ""
+    assert err.strip().splitlines() == [
+        "FAIL shop/orders/clean: expectations failed, nothing written: adults: age_between (between) broken by 1 of 2"
+    ]
+
+
+def test_invalid_config_exit_1_naming_file_and_key(usecase: Path) -> None:
+    make_task(usecase, "clean", CLEAN_CONFIG.replace("min: 18", "min: eighteen"), CLEAN_CODE)
+    code, _, err = run(*base(usecase), "-t", "clean")
+    assert code == 1
+    assert "config.yaml: CONFIG.expectations.adults[1].min: expected a number; got 'eighteen'" in err
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["-t", "nope"], "no task folder"),
+        (["-t", "clean", "--var", "novalue"], "expected k=v"),
+        (["--all", "-t", "clean"], "not both"),
+        ([], "no task to run"),
+    ],
+)
+def test_usage_errors_exit_2(usecase: Path, args: list[str], message: str) -> None:
+    code, _, err = run(*base(usecase), *args)
+    assert code == 2
+    assert message in err
+
+
+def test_bad_backend_is_a_usage_error(usecase: Path) -> None:
+    code, _, _ = run("-d", str(usecase), "-u", "shop", "-p", "orders", "-t", "clean", "--backend", "dask")
+    assert code == 2
+
+
+def test_record_that_cannot_be_written_exits_1_naming_the_path(usecase: Path) -> None:
+    (usecase / "blocked").write_text("a file where the lineage folder should be")
+    code, _, err = run(*base(usecase), "-t", "clean", "--lineage", "--lineage-dir", "blocked")
+    assert code == 1
+    assert "could not write run record" in err and str(usecase / "blocked") in err

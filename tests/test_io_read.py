@@ -1,0 +1,173 @@
+"""ubunye.io: Spark-compatible reading of CSV, parquet and JSON lines."""
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from ubunye.hashing import canonical_kinds, canonical_lines, fingerprint
+from ubunye.io import UnreadablePath, read_arrow, read_table, write_table
+from ubunye.io.csv import infer_value, split_record
+from ubunye.testing import load_fixtures
+
+FIXTURES = {fx.name: fx for fx in load_fixtures()}
+REFERENCE = FIXTURES["reference_3rows"]
+
+# spec section 6, byte for byte
+REFERENCE_CSV = (
+    "id,name,score,passed,day,seen\n"
+    '1,"Mokoena, Thabo",71.5,true,2024-01-02,2024-01-02 03:04:05\n'
+    '2,"Anna ""Annie"" Dlamini",,false,2024-02-29,2024-02-29 23:59:59\n'
+    "3,Sipho,88.0,,,\n"
+)
+
+
+@pytest.fixture
+def reference_csv(tmp_path: Path) -> Path:
+    path = tmp_path / "reference.csv"
+    path.write_text(REFERENCE_CSV, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("engine", ["pandas", "arrow"])
+def test_reference_csv_reads_like_spark(reference_csv: Path, engine: str) -> None:
+    frame = read_table(reference_csv, engine=engine)
+    assert canonical_kinds(frame) == [
+        ("id", "int32"), ("name", "string"), ("score", "float64"),
+        ("passed", "bool"), ("day", "date"), ("seen", "timestamp"),
+    ]
+    assert canonical_lines(frame) == REFERENCE.expect.lines
+    fp = fingerprint(frame)
+    assert (fp.row_count, fp.schema_hash, fp.data_hash) == (
+        3, REFERENCE.expect.schema_hash, REFERENCE.expect.data_hash)
+
+
+def test_split_record_follows_spark_quotes() -> None:
+    assert split_record('a,"b, c",,"x\\"y"') == ["a", "b, c", None, 'x"y']
+    assert split_record('"Anna ""Annie"" Dlamini",2') == ['"Anna ""Annie"" Dlamini"', "2"]
+    assert split_record("1,") == ["1", None]
+
+
+@pytest.mark.parametrize(
+    "values, kind",
+    [
+        (["1", "2147483647"], "int32"),
+        (["1", "2147483648"], "int64"),
+        (["1", "99999999999999999999"], "decimal(20,0)"),
+        (["1", "2.5"], "float64"),
+        (["NaN", "Inf", "1e3"], "float64"),
+        (["2024-01-02", "2024-01-03"], "date"),
+        (["2024-01-02", "2024-01-03 04:05:06"], "timestamp"),
+        (["2024-01-02T04:05:06.123Z"], "timestamp"),
+        (["TRUE", "false"], "bool"),
+        (["1", "true"], "string"),
+        (["2024-13-40"], "string"),
+    ],
+)
+def test_csv_inference(tmp_path: Path, values: list[str], kind: str) -> None:
+    path = tmp_path / "x.csv"
+    path.write_text("v\n" + "\n".join(values) + "\n", encoding="utf-8")
+    assert canonical_kinds(read_arrow(path)) == [("v", kind)]
+
+
+def test_csv_all_null_column_is_string_and_header_names(tmp_path: Path) -> None:
+    path = tmp_path / "x.csv"
+    path.write_text("a,,a\n,1,2\n", encoding="utf-8")
+    assert canonical_kinds(read_arrow(path)) == [("a0", "string"), ("_c1", "int32"), ("a2", "int32")]
+
+
+def test_infer_value_chain() -> None:
+    assert infer_value(None, "7") == "int"
+    assert infer_value("double", "7") == "double"
+    assert infer_value("bool", "7") == "string"
+
+
+def test_csv_folder_of_parts(tmp_path: Path, reference_csv: Path) -> None:
+    lines = REFERENCE_CSV.splitlines()
+    folder = tmp_path / "out"
+    folder.mkdir()
+    (folder / "part-0.csv").write_text("\n".join(lines[:2]) + "\n", encoding="utf-8")
+    (folder / "part-1.csv").write_text("\n".join([lines[0], *lines[2:]]) + "\n", encoding="utf-8")
+    (folder / "_SUCCESS").write_text("", encoding="utf-8")
+    assert fingerprint(read_table(folder)).data_hash == REFERENCE.expect.data_hash
+
+
+@pytest.mark.parametrize("name", ["mixed_random_1000", "maps", "structs", "decimals", "timestamps", "timestamp_ntz"])
+def test_parquet_round_trip_keeps_every_fixture_digest(tmp_path: Path, name: str) -> None:
+    fx = FIXTURES[name]
+    path = tmp_path / f"{name}.parquet"
+    write_table(fx.arrow_table(), path)
+    for engine in ("arrow", "pandas"):
+        fp = fingerprint(read_table(path, engine=engine))
+        assert (fp.row_count, fp.data_hash) == (fx.expect.row_count, fx.expect.data_hash), engine
+
+
+def test_parquet_folder_and_spark_int96_instants(tmp_path: Path) -> None:
+    folder = tmp_path / "t"
+    folder.mkdir()
+    t = pa.table({"at": pa.array([dt.datetime(2024, 1, 2, 3, 4, 5)], pa.timestamp("ns"))})
+    pq.write_table(t, folder / "part-0.parquet", use_deprecated_int96_timestamps=True)
+    pq.write_table(t, folder / "part-1.parquet", use_deprecated_int96_timestamps=True)
+    frame = read_arrow(folder)
+    assert canonical_kinds(frame) == [("at", "timestamp")]
+    assert canonical_lines(frame) == ['{"at":"2024-01-02T03:04:05.000000Z"}'] * 2
+
+
+def test_json_lines_inference_like_spark(tmp_path: Path) -> None:
+    path = tmp_path / "x.json"
+    path.write_text(
+        '{"id": 1, "x": 1.5, "s": "a", "o": {"z": 1, "a": true}, "l": [1, 2], "mixed": 1}\n'
+        '{"id": 99999999999999999999, "x": 2, "o": {"b": "q"}, "l": [], "mixed": "t", "n": null}\n',
+        encoding="utf-8",
+    )
+    table = read_arrow(path)
+    assert canonical_kinds(table) == [
+        ("id", "decimal(20,0)"), ("l", "list<int64>"), ("mixed", "string"), ("n", "string"),
+        ("o", "struct<a:bool,b:string,z:int64>"), ("s", "string"), ("x", "float64"),
+    ]
+    assert canonical_lines(table)[1] == (
+        '{"id":99999999999999999999,"l":[],"mixed":"t","o":{"b":"q"},"x":2.0}')
+    assert canonical_lines(table)[0] == (
+        '{"id":1,"l":[1,2],"mixed":"1","o":{"a":true,"z":1},"s":"a","x":1.5}')
+
+
+def test_pandas_engine_keeps_int_kind_with_nulls(tmp_path: Path) -> None:
+    path = tmp_path / "x.csv"
+    path.write_text("i\n1\n\n3\n,\n", encoding="utf-8")
+    df = read_table(path, engine="pandas")
+    assert isinstance(df, pd.DataFrame)
+    assert canonical_kinds(df) == [("i", "int32")]
+
+
+def test_write_csv_round_trip(tmp_path: Path) -> None:
+    table = pa.table({
+        "s": ['a "q"', "x,y", None, "plain"],
+        "d": pa.array([Decimal("1"), Decimal("22"), None, Decimal("3")], pa.decimal128(5, 0)),
+        "f": [1.5, None, float("nan"), 1e300],
+    })
+    path = write_table(table, tmp_path / "t.csv")
+    back = read_arrow(path)
+    assert canonical_lines(back) == [
+        '{"d":1,"f":1.5,"s":"a \\"q\\""}', '{"d":22,"s":"x,y"}', '{"f":"NaN"}',
+        '{"d":3,"f":1.0E300,"s":"plain"}',
+    ]
+
+
+@pytest.mark.parametrize("make", ["missing", "empty_folder", "bad_parquet", "nested_folder"])
+def test_unreadable_paths(tmp_path: Path, make: str) -> None:
+    path = tmp_path / "p"
+    if make == "empty_folder":
+        path.mkdir()
+    elif make == "bad_parquet":
+        path = tmp_path / "bad.parquet"
+        path.write_bytes(b"not parquet")
+    elif make == "nested_folder":
+        (path / "k=1").mkdir(parents=True)
+    with pytest.raises(UnreadablePath) as info:
+        read_table(path)
+    assert str(path) in str(info.value) and "\n" not in str(info.value)
