@@ -29,6 +29,8 @@ lazy val root = (project in file("."))
         .filter(_.exists),
     Compile / javaSource := baseDirectory.value / "scala" / "src" / "main" / "java",
     Test / javaSource := baseDirectory.value / "scala" / "src" / "test" / "java",
+    Compile / resourceDirectory := baseDirectory.value / "scala" / "src" / "main" / "resources",
+    Test / resourceDirectory := baseDirectory.value / "scala" / "src" / "test" / "resources",
     libraryDependencies ++= Seq(
       "org.apache.spark" %% "spark-sql" % spec.full % Provided,
       "org.scalatest" %% "scalatest" % "3.2.19" % Test

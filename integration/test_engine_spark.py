@@ -141,7 +141,7 @@ CONFIG:
     src: {format: parquet, path: "{{ data }}/people.parquet"}
   outputs:
     lake: {format: delta, path: "{{ out }}/lake", mode: "{{ wmode }}"}
-    tbl: {format: table, table: "{{ table }}", mode: "{{ wmode }}"}
+    tbl: {format: table, table: "{{ table }}", mode: "{{ wmode }}", options: {using: delta}}
 """
 DELTA_CODE = """
 from ubunye import Task
@@ -219,7 +219,7 @@ def test_spark_expectations_count_like_pandas(engine_spark: Any) -> None:
             {"kind": "unique", "columns": ["name", "id"]},
             {"kind": "between", "column": "score", "min": -1, "max": 100},
             {"kind": "one_of", "column": "name", "values": ["x,y", None]},
-            {"kind": "matches", "column": "name", "pattern": "[A-Za-z ].*"},
+            {"kind": "matches", "column": "name", "pattern": "[A-Z].*"},
             {"kind": "row_count", "min": 6},
             {"kind": "columns", "columns": {"id": "int64", "where": "struct<city:string,zip:int32>"}},
             {"kind": "not_null", "column": "missing"},

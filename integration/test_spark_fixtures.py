@@ -34,16 +34,40 @@ def check(fp: Any, fx: Any, engine: str) -> None:
 
 
 @pytest.mark.parametrize("path", FIXTURE_PATHS, ids=[p.stem for p in FIXTURE_PATHS])
-def test_fixture_digest_on_native_fallback_and_pandas(spark: Any, path: Any) -> None:
+def test_fixture_digest_on_native_and_fallback(spark: Any, path: Any) -> None:
     fx = load_fixture(path)
-    df = fixture_dataframe(spark, fx)
-    for engine in ENGINES:
-        check(fingerprint_spark(df, engine=engine), fx, engine)
-    # the default choice on a session with the plugin is the native aggregate
-    assert ubunye.fingerprint(df).engine == "spark-native"
-    if not fx.expect.fails:
+    df = fixture_dataframe(spark, fx).cache()
+    try:
+        for engine in ENGINES:
+            check(fingerprint_spark(df, engine=engine), fx, engine)
+    finally:
+        df.unpersist()
+
+
+def _pandas_params() -> list[Any]:
+    out = []
+    for p in FIXTURE_PATHS:
+        marks = []
+        if p.stem == "no_columns_rows":
+            marks.append(pytest.mark.xfail(
+                strict=True, reason="the pandas engine drops the rows of a frame with no columns "
+                "(pandas_to_arrow gives 0 rows); owned by rows-v1 core"))
+        out.append(pytest.param(p, id=p.stem, marks=marks))
+    return out
+
+
+@pytest.mark.parametrize("path", _pandas_params())
+def test_fixture_digest_on_pandas(path: Any) -> None:
+    """The third engine of the comparison (the pandas suite under tests/ checks it in depth)."""
+    fx = load_fixture(path)
+    if fx.columns:
         frame = fx.arrow_table().to_pandas(types_mapper=pd.ArrowDtype)
-        fp = ubunye.fingerprint(frame)
+    else:  # an Arrow table without columns has no rows; pandas keeps them in the index
+        frame = pd.DataFrame(index=range(len(fx.rows)))
+    fp = ubunye.fingerprint(frame)
+    if fx.expect.fails:
+        assert fp.data_hash is None and fx.expect.error in (fp.error or "")
+    else:
         assert (fp.row_count, fp.schema_hash, fp.data_hash) == (
             fx.expect.row_count, fx.expect.schema_hash, fx.expect.data_hash)
 
@@ -56,6 +80,12 @@ def test_native_sql_functions_give_the_fixture_hash_and_lines(spark: Any, name: 
     assert df.agg(rows_v1_hash_column(df)).collect()[0][0] == fx.expect.data_hash
     lines = [r[0] for r in df.select(row_line_column(df)).collect()]
     assert sorted(lines) == sorted(fx.expect.lines or [])
+
+
+def test_ubunye_fingerprint_picks_native_when_the_functions_exist(spark: Any) -> None:
+    fx = load_fixture(fixtures_dir() / "mixed_random_1000.json")
+    fp = ubunye.fingerprint(fixture_dataframe(spark, fx))
+    assert (fp.engine, fp.data_hash) == ("spark-native", fx.expect.data_hash)
 
 
 def test_sql_text_form_with_star(spark: Any) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from ubunye.cli.app import cli
 from ubunye.cli.commands import hash as hash_cmd
@@ -30,7 +30,7 @@ def reference_csv(tmp_path: Path) -> Path:
     return path
 
 
-def invoke(*args: str) -> "object":
+def invoke(*args: str) -> Result:
     return CliRunner().invoke(cli, ["hash", *args])
 
 

@@ -155,6 +155,9 @@ def test_compare_version_1_record_by_path_is_not_comparable(root: Path) -> None:
     adults = [s for s in as_json(result)["steps"] if s["name"] == "adults"][0]
     assert adults["verdict"] == "not comparable"
     assert adults["data_hash"]["verdict"] == "not comparable"
+    # one record file against the latest run of the same task in the lineage folder
+    latest = run(root, "compare", "--record1", str(v1), "--json")
+    assert latest.exit_code == 1 and as_json(latest)["run_b"]["run_id"] == F13F
     # mixing a path with a run id of the task
     mixed = run(root, "compare", *TASK, "--record1", str(v1), "--run-id2", "f8d3")
     assert mixed.exit_code == 1 and "not comparable" in mixed.stdout
@@ -245,3 +248,16 @@ def test_colour_only_on_a_terminal_and_never_with_no_color(monkeypatch: pytest.M
     assert render.paint("changed") != "changed" and "changed" in render.paint("changed")
     monkeypatch.setenv("NO_COLOR", "1")
     assert render.use_colour(_Tty()) is False and render.paint("changed") == "changed"
+
+
+def test_wrongly_typed_fields_do_not_break_list_or_search(root: Path) -> None:
+    path = root / "ubunye-engine-0.8.0" / "shop" / "orders" / "clean" / f"{OEC7}.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data.update(started_at=5, duration_sec="slow")
+    data["inputs"][0]["row_count"] = "many"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    listed = run(root, "list", *TASK)
+    assert listed.exit_code == 0
+    row = [line.split() for line in listed.stdout.splitlines() if line.startswith(OEC7[:8])][0]
+    assert row[-3:] == ["-", "-", "2"]  # duration, rows in (not a number), rows out
+    assert run(root, "search", "--json").exit_code == 0

@@ -103,7 +103,7 @@ def test_verify_errors_exit_2(tmp_path: Path) -> None:
 
 
 def _fixed(fp: Any) -> Any:
-    def hasher(location: str, fmt: str, engine: str, time_zone: Optional[str]) -> Any:
+    def hasher(location: str, fmt: Optional[str], engine: str) -> Any:
         return fp
     return hasher
 

@@ -13,6 +13,8 @@ from ubunye.lineage.compare import (
     UNCHANGED,
     UNKNOWN,
     Comparison,
+    FieldDiff,
+    StepDiff,
     compare_records,
 )
 from ubunye.lineage.record import RunRecord, Step
@@ -25,12 +27,12 @@ def load(prefix: str) -> RunRecord:
     return RunRecord.from_json(path.read_text(encoding="utf-8"))
 
 
-def step(c: Comparison, direction: str, name: str):  # type: ignore[no-untyped-def]
+def step(c: Comparison, direction: str, name: str) -> StepDiff:
     (found,) = [s for s in c.steps if (s.direction, s.name) == (direction, name)]
     return found
 
 
-def field(c: Comparison, name: str):  # type: ignore[no-untyped-def]
+def field(c: Comparison, name: str) -> FieldDiff:
     (found,) = [f for f in c.fields if f.name == name]
     return found
 

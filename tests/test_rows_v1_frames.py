@@ -140,7 +140,8 @@ class Port:
 
 
 def test_port_equals_arrow() -> None:
-    rows = [{"id": 1, "tags": ["a", None], "at": dt.datetime(2024, 1, 2, tzinfo=dt.timezone.utc)}, {"id": 2}]
+    rows: list[dict[str, Any]] = [
+        {"id": 1, "tags": ["a", None], "at": dt.datetime(2024, 1, 2, tzinfo=dt.timezone.utc)}, {"id": 2}]
     port = Port({"id": "int64", "tags": "list<string>", "at": "timestamp"}, rows)
     table = pa.table({
         "id": pa.array([1, 2], pa.int64()),
@@ -192,3 +193,27 @@ def test_duckdb_hashes_through_arrow() -> None:
         "at": pa.array([dt.datetime(2024, 1, 2, 3, 4, 5), None], pa.timestamp("us", tz="UTC")),
     })
     assert fp.data_hash == fingerprint(table).data_hash
+
+
+@pytest.mark.parametrize("engine", ["arrow", "rows"])
+@pytest.mark.parametrize(
+    "column",
+    [
+        pa.array([0, -719_163], pa.int32()).cast(pa.date32()),  # 0000-12-31
+        pa.array([0, 2_932_897], pa.int32()).cast(pa.date32()),  # 10000-01-01
+        pa.array([0, 253_402_300_800_000_000], pa.int64()).cast(pa.timestamp("us", tz="UTC")),
+    ],
+    ids=["date-year-0", "date-year-10000", "timestamp-year-10000"],
+)
+def test_values_outside_spark_range_fail_honestly(engine: str, column: pa.Array) -> None:
+    fp = fingerprint(pa.table({"when": column}), engine=engine)
+    assert fp.data_hash is None and fp.row_count is None and fp.error is not None
+    if engine == "arrow":
+        assert "'when'" in fp.error
+
+
+def test_arrow_backed_naive_timestamps_stay_ntz() -> None:
+    column = pd.arrays.ArrowExtensionArray(pa.array([dt.datetime(2024, 1, 2)], pa.timestamp("us")))
+    df = pd.DataFrame({"t": column})
+    assert canonical_kinds(df) == [("t", "timestamp_ntz")]
+    assert canonical_line(df) == '{"t":"2024-01-02T00:00:00.000000"}'

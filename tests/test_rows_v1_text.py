@@ -80,6 +80,7 @@ def test_java_text_equals_jdk19_on_random_bits(tmp_path: Path) -> None:
     source = tmp_path / "Texts.java"
     source.write_text(_JAVA_SOURCE)
     stdin = "\n".join(f"{k} {b}" for k, b in cases) + "\n"
+    assert JAVA is not None
     java = subprocess.run([JAVA, str(source)], input=stdin, capture_output=True, text=True, check=True)
     expected = java.stdout.splitlines()
     for (k, bits), want in zip(cases, expected):

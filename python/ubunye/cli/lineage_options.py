@@ -48,7 +48,8 @@ def lineage_errors(func: F) -> F:
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
+            # user-facing warnings only (a skipped record); not ResourceWarnings from libraries
+            warnings.simplefilter("always", UserWarning)
             try:
                 return func(*args, **kwargs)
             except (LineageError, ValueError, OSError) as exc:

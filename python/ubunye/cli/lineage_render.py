@@ -2,13 +2,15 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from ubunye.cli.render import cell, echo, paint, short_hash, table
-from ubunye.lineage.compare import Comparison, FieldDiff
-from ubunye.lineage.search import RunList
-from ubunye.lineage.trace import Trace, TraceStep
-from ubunye.lineage.verify import Verification
+
+if TYPE_CHECKING:  # only the command that needs a result type imports its module
+    from ubunye.lineage.compare import Comparison, FieldDiff
+    from ubunye.lineage.search import RunList
+    from ubunye.lineage.trace import Trace, TraceStep
+    from ubunye.lineage.verify import Verification
 
 _HASHES = ("schema_hash", "data_hash", "config", "code", "environment")
 
@@ -17,7 +19,7 @@ def _when(text: Optional[str]) -> str:
     """``2026-11-30 14:20:46`` from an ISO-8601 time (UTC as written)."""
     if not text:
         return "-"
-    return text.replace("T", " ")[:19]
+    return str(text).replace("T", " ")[:19]
 
 
 def _secs(value: Any) -> str:
@@ -89,7 +91,7 @@ def comparison(result: Comparison) -> None:
     if result.expectations:
         echo()
         echo(table(["EXPECTATION", "VERDICT", "A", "B", "NOTE"],
-                   [[e.name, e.verdict, _outcome(e.a), _outcome(e.b), e.reason or ""] for e in result.expectations],
+                   [[e.name, e.verdict, _outcome(e.a), _outcome(e.b), _rule_note(e)] for e in result.expectations],
                    colour_column=1))
     if result.timings:
         echo()
@@ -98,6 +100,20 @@ def comparison(result: Comparison) -> None:
                    colour_column=1))
     echo()
     _proof(result.data_proven_same, result.problems)
+
+
+def _rule_note(e: FieldDiff) -> str:
+    """What moved in an expectation: its outcome, its failure count, or only the rows checked."""
+    if e.reason or e.verdict != "changed":
+        return e.reason or ""
+    notes = []
+    if e.detail.get("outcome_changed"):
+        notes.append("outcome changed")
+    if e.detail.get("failed_changed"):
+        notes.append(f"failures {cell(e.a['failed'])} -> {cell(e.b['failed'])}")
+    if e.a.get("total") != e.b.get("total"):
+        notes.append(f"rows checked {cell(e.a['total'])} -> {cell(e.b['total'])}")
+    return ", ".join(notes) or "severity changed"
 
 
 def _outcome(value: Any) -> str:
@@ -182,6 +198,8 @@ def verification(result: Verification) -> None:
             note = f"  ({part.reason})" if part.reason else ""
             echo(f"    {part.name}: {part.verdict}: recorded {_value(part.name, part.a)}, "
                  f"now {_value(part.name, part.b)}{note}")
+    for note in result.notes:
+        echo(f"Note: {note}")
     echo()
     _proof(result.data_proven_same, result.problems)
 

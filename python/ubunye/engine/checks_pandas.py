@@ -51,7 +51,7 @@ def _one(df: Any, rule: Rule, rows: int) -> Outcome:
         allowed = set(rule.params["values"])
         bad = ~values.isin(allowed)
     else:  # matches
-        pattern = re.compile(rule.params["pattern"])
+        pattern = re.compile(rule.params["pattern"], re.DOTALL)
         bad = values.map(lambda v: pattern.fullmatch(str(v)) is None)
     return Outcome(int(bad.astype(bool).sum()), rows)
 

@@ -70,8 +70,9 @@ def _broken(rule: Rule, columns: Sequence[str], floats: set[str], F: Any) -> Opt
         nan = F.isnan(col) if rule.column in floats else F.lit(False)
         return col.isNotNull() & (~inside | nan)
     if rule.kind == "one_of":
-        return col.isNotNull() & ~col.isin(list(rule.params["values"]))
-    # matches: the whole value, like Python's re.fullmatch
-    pattern = "^(?:" + rule.params["pattern"] + ")$"
+        allowed = [v for v in rule.params["values"] if v is not None]  # nulls pass anyway
+        return col.isNotNull() & ~col.isin(allowed)
+    # matches: the whole value, "." matching line ends too (as re.fullmatch with DOTALL)
+    pattern = "(?s)^(?:" + rule.params["pattern"] + r")\z"
     return col.isNotNull() & ~col.cast("string").rlike(pattern)
 

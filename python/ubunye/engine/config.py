@@ -11,6 +11,7 @@ A config has four top-level keys::
     CONFIG:
       inputs:  {name: {format, path | table, options, version}}
       outputs: {name: {format, path | table, mode, options, partition_by}}
+                                  # format table: options.using picks the provider (delta ...)
       transform: {params: {...}}  # handed to the Task as ``self.params``
       expectations: {name: [{kind, column, severity, ...}]}
       monitors: [{type: lineage, params: {hash_inputs: true}}]   # older configs

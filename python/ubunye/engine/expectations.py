@@ -15,7 +15,9 @@ Config (``CONFIG.expectations``), per input or output name::
 ``name`` is optional (default ``<column>_<kind>`` or ``<kind>``); ``severity``
 is ``fail`` (default: a broken rule stops the run before any write) or ``warn``.
 Row rules count the rows that break them; a null passes every rule except
-``not_null`` (``matches`` tests the whole value). ``unique`` counts the non-null
+``not_null``; ``matches`` tests the whole value, with ``.`` matching line
+ends too (Python ``re.fullmatch`` with ``DOTALL``; Java regex on Spark, so keep
+to the syntax both share). ``unique`` counts the non-null
 keys that repeat. ``columns`` compares rows-v1 canonical kinds.
 
 The per-backend counting lives in :mod:`ubunye.engine.checks_pandas` and

@@ -1,15 +1,19 @@
 """Canonical value text of one Arrow column, vectorised where it can be.
 
-:func:`column_text` returns a string array of the same length whose element
-is the canonical text of the value (spec 2.3, 2.4), or null where the value is
-null. Common scalars are written by ``pyarrow.compute``; the rare hard values
-(floats outside the plain range, strings with characters to escape) and the
-kinds without a vectorised writer (binary, nested) go through the reference
-writer one value at a time.
+:func:`column_pieces` returns the pieces whose concatenation is the canonical
+text of each value (spec 2.3, 2.4): constant strings and string arrays of
+the column's length, null where the value is null. The line writer
+(:func:`ubunye.hashing.arrow.line_array`) concatenates the pieces of all
+columns in one pass, so quotes and suffixes cost no copy of their own.
+
+Common scalars are written by ``pyarrow.compute`` or numpy; the rare hard
+values (floats outside the plain range, strings with characters to escape)
+and the kinds without a vectorised writer (binary, nested) go through the
+reference writer one value at a time.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable, Union
 
 from ubunye.hashing.javatext import double_text, float_text
 from ubunye.hashing.jsontext import line_string
@@ -19,12 +23,13 @@ from ubunye.hashing.reference import value_text
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
 
+Piece = Union[str, "pa.Array"]
 _NEEDS_ESCAPE = r'[\x00-\x1f"\\]'
 _NON_FINITE = {"NaN": '"NaN"', "Infinity": '"Infinity"', "-Infinity": '"-Infinity"'}
 
 
-def column_text(arr: "pa.Array", kind: Kind) -> "pa.StringArray":
-    """Canonical text of each value of ``arr`` (null where the value is null)."""
+def column_pieces(arr: "pa.Array", kind: Kind) -> list[Piece]:
+    """Pieces of the canonical text of each value of ``arr`` (arrays null where the value is)."""
     import pyarrow as pa
 
     if isinstance(arr, pa.ChunkedArray):
@@ -37,83 +42,110 @@ def column_text(arr: "pa.Array", kind: Kind) -> "pa.StringArray":
     return writer(arr, kind)
 
 
-def _quoted(text: "pa.Array", suffix: str = "") -> "pa.Array":
-    import pyarrow.compute as pc
-
-    return pc.binary_join_element_wise('"', text, suffix + '"', "")
-
-
-def _ints(arr: "pa.Array", kind: Kind) -> "pa.Array":
-    import pyarrow as pa
-
-    return arr.cast(pa.string())
-
-
-def _bools(arr: "pa.Array", kind: Kind) -> "pa.Array":
+def column_text(arr: "pa.Array", kind: Kind) -> "pa.Array":
+    """The canonical text of each value of ``arr`` as one string array (null where null)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    return pc.if_else(arr, pa.scalar("true"), pa.scalar("false"))
+    pieces = column_pieces(arr, kind)
+    if len(pieces) == 1 and not isinstance(pieces[0], str):
+        return pieces[0]
+    return pc.binary_join_element_wise(*[pa.scalar(p) if isinstance(p, str) else p for p in pieces], "")
 
 
-def _strings(arr: "pa.Array", kind: Kind) -> "pa.Array":
+def _ints(arr: "pa.Array", kind: Kind) -> list[Piece]:
+    import pyarrow as pa
+
+    return [arr.cast(pa.string())]
+
+
+def _bools(arr: "pa.Array", kind: Kind) -> list[Piece]:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return [pc.if_else(arr, pa.scalar("true"), pa.scalar("false"))]
+
+
+def _data_has(arr: "pa.Array", control_quote_backslash: bool = True) -> bool:
+    """Whether the string data buffer holds any byte that needs escaping."""
+    import numpy as np
+
+    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int32, count=len(arr) + 1, offset=4 * arr.offset)
+    data = arr.buffers()[2]
+    if data is None or offsets[-1] == offsets[0]:
+        return False
+    b = np.frombuffer(data, dtype=np.uint8, count=int(offsets[-1] - offsets[0]), offset=int(offsets[0]))
+    return bool(((b < 0x20) | (b == 0x22) | (b == 0x5C)).any())
+
+
+def _strings(arr: "pa.Array", kind: Kind) -> list[Piece]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
     if not pa.types.is_string(arr.type):
         arr = arr.cast(pa.string())
-    needs = pc.match_substring_regex(arr, _NEEDS_ESCAPE)
-    if pc.any(needs).as_py():
-        escaped = [line_string(s) for s in arr.filter(needs).to_pylist()]
-        quoted = _quoted(arr)
-        return pc.replace_with_mask(quoted, pc.fill_null(needs, False), pa.array(escaped, pa.string()))
-    return _quoted(arr)
+    if not _data_has(arr):
+        return ['"', arr, '"']
+    needs = pc.fill_null(pc.match_substring_regex(arr, _NEEDS_ESCAPE), False)
+    escaped = [line_string(s) for s in arr.filter(needs).to_pylist()]
+    quoted = pc.binary_join_element_wise('"', arr, '"', "")
+    return [pc.replace_with_mask(quoted, needs, pa.array(escaped, pa.string()))]
 
 
-def _floats(arr: "pa.Array", kind: Kind) -> "pa.Array":
+def _floats(arr: "pa.Array", kind: Kind) -> list[Piece]:
+    import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
     if pa.types.is_float16(arr.type):
         arr = arr.cast(pa.float32())
     text = arr.cast(pa.string())
-    magnitude = pc.abs(arr)
-    plain = pc.or_(
-        pc.and_(pc.greater_equal(magnitude, 1e-3), pc.less(magnitude, 1e7)),
-        pc.equal(arr, 0.0),
-    )
-    fast = pc.and_(plain, pc.invert(pc.match_substring(text, "e")))
-    fast_text = pc.if_else(
-        pc.match_substring(text, "."), text, pc.binary_join_element_wise(text, ".0", "")
-    )
-    slow = pc.and_(pc.invert(fast), pc.is_valid(arr))
-    slow = pc.fill_null(slow, False)
-    if not pc.any(slow).as_py():
-        return fast_text
-    to_text: Callable[[float], str] = float_text if kind.tag == "float32" else double_text
-    replacements = []
-    for x in arr.filter(slow).to_pylist():
-        t = to_text(x)
-        replacements.append(_NON_FINITE.get(t, t))
-    return pc.replace_with_mask(fast_text, slow, pa.array(replacements, pa.string()))
+    values = arr.to_numpy(zero_copy_only=False)  # nulls read as NaN; masked below
+    valid = np.ones(len(arr), dtype=bool) if arr.null_count == 0 else arr.is_valid().to_numpy(
+        zero_copy_only=False)
+    with np.errstate(invalid="ignore"):
+        magnitude = np.abs(values)
+        plain = ((magnitude >= 1e-3) & (magnitude < 1e7)) | (values == 0)
+    slow = valid & ~plain
+    if slow.any():
+        to_text: Callable[[float], str] = float_text if kind.tag == "float32" else double_text
+        replacements = []
+        for x in values[slow].tolist():
+            t = to_text(x)
+            replacements.append(_NON_FINITE.get(t, t))
+        text = pc.replace_with_mask(text, pa.array(slow), pa.array(replacements, pa.string()))
+    # Arrow writes integral values in the plain range without a fraction ("100")
+    whole = plain & (values == np.trunc(values))
+    if not whole.any():
+        return [text]
+    suffix = pc.if_else(pa.array(whole), pa.scalar(".0"), pa.scalar(""))
+    return [text, suffix]
 
 
-def _decimals(arr: "pa.Array", kind: Kind) -> "pa.Array":
+def _decimals(arr: "pa.Array", kind: Kind) -> list[Piece]:
     import pyarrow as pa
 
     # Arrow writes decimals as Java's BigDecimal.toString does (0E-10, -1.00E-7).
-    return arr.cast(pa.string())
+    return [arr.cast(pa.string())]
 
 
-def _dates(arr: "pa.Array", kind: Kind) -> "pa.Array":
+# 0001-01-01 and 9999-12-31 in days since 1970-01-01: Spark's (and Python's) range
+MIN_DAY, MAX_DAY = -719_162, 2_932_896
+
+
+def _dates(arr: "pa.Array", kind: Kind) -> list[Piece]:
     import pyarrow as pa
+    import pyarrow.compute as pc
 
-    from ubunye.hashing.fixedtext import date_text
+    from ubunye.hashing.errors import RowsV1Error
 
     if not pa.types.is_date32(arr.type):
         arr = arr.cast(pa.date32())
-    fast = date_text(arr)
-    return fast if fast is not None else _quoted(arr.cast(pa.string()))
+    bounds = pc.min_max(arr.view(pa.int32()) if arr.offset == 0 else arr.cast(pa.int32())).as_py()
+    if bounds["min"] is not None and (bounds["min"] < MIN_DAY or bounds["max"] > MAX_DAY):
+        raise RowsV1Error("a date outside 0001-01-01..9999-12-31 has no canonical text")
+    # Arrow writes date32 as yyyy-MM-dd with a four-digit year
+    return ['"', arr.cast(pa.string()), '"']
 
 
 def _micros(arr: "pa.Array") -> "pa.Array":
@@ -122,7 +154,7 @@ def _micros(arr: "pa.Array") -> "pa.Array":
     import pyarrow as pa
 
     unit = arr.type.unit
-    ints = arr.view(pa.int64()) if arr.offset == 0 else arr.cast(pa.int64())
+    ints = arr.cast(pa.int64())
     if unit == "us":
         return ints
     values = ints.fill_null(0).to_numpy()
@@ -133,37 +165,31 @@ def _micros(arr: "pa.Array") -> "pa.Array":
     return pa.array(values, pa.int64(), mask=ints.is_null().to_numpy(zero_copy_only=False))
 
 
-def _timestamps(arr: "pa.Array", kind: Kind) -> "pa.Array":
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
+def _timestamps(arr: "pa.Array", kind: Kind) -> list[Piece]:
+    from ubunye.hashing.errors import RowsV1Error
     from ubunye.hashing.fixedtext import timestamp_text
 
-    instant = kind.tag == "timestamp"
-    micros = _micros(arr)
-    fast = timestamp_text(micros, instant)
-    if fast is not None:
-        return fast
-    text = pc.strftime(micros.cast(pa.timestamp("us", tz="UTC" if instant else None)),
-                       format="%Y-%m-%dT%H:%M:%S")
-    return _quoted(text, "Z" if instant else "")
+    fast = timestamp_text(_micros(arr), kind.tag == "timestamp")
+    if fast is None:
+        raise RowsV1Error("a timestamp outside years 0001..9999 has no canonical text")
+    return [fast]
 
 
-def _nulls(arr: "pa.Array", kind: Kind) -> "pa.Array":
+def _nulls(arr: "pa.Array", kind: Kind) -> list[Piece]:
     import pyarrow as pa
 
-    return pa.nulls(len(arr), pa.string())
+    return [pa.nulls(len(arr), pa.string())]
 
 
-def _python_column(arr: "pa.Array", kind: Kind) -> "pa.Array":
+def _python_column(arr: "pa.Array", kind: Kind) -> list[Piece]:
     """Write each value with the reference writer (binary and nested kinds)."""
     import pyarrow as pa
 
     texts = [None if v is None else value_text(v, kind) for v in arr.to_pylist()]
-    return pa.array(texts, pa.string())
+    return [pa.array(texts, pa.string())]
 
 
-_VECTOR: dict[str, Callable[["pa.Array", Kind], "pa.Array"]] = {
+_VECTOR: dict[str, Callable[["pa.Array", Kind], list[Piece]]] = {
     "int8": _ints,
     "int16": _ints,
     "int32": _ints,

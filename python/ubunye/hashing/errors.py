@@ -14,7 +14,3 @@ def one_line_error(exc: BaseException) -> str:
     message = " ".join(str(exc).split()) or repr(exc)
     return f"{type(exc).__name__}: {message}"
 
-
-def column_error(column: str, kind_or_type: object, problem: str) -> RowsV1Error:
-    """A :class:`RowsV1Error` naming the column and its type."""
-    return RowsV1Error(f"column {column!r} of type {kind_or_type}: {problem}")

@@ -1,10 +1,10 @@
-"""Fixed-width canonical text of dates and timestamps, built with numpy.
+"""Fixed-width canonical text of timestamps, built with numpy.
 
 Arrow's ``strftime`` costs about a microsecond a value; the civil-date
 arithmetic below (Howard Hinnant's ``civil_from_days``, proleptic Gregorian
 like Spark and Python) writes the digits of a million values in a few tens of
-milliseconds. Years outside 0000..9999 are left to the caller (the function
-returns None).
+milliseconds. Years outside 0001..9999 (Spark's range) are left to the caller
+(the function returns None).
 """
 from __future__ import annotations
 
@@ -33,45 +33,42 @@ def civil_from_days(days: "np.ndarray") -> tuple["np.ndarray", "np.ndarray", "np
     return year, month, day
 
 
-def _put(chars: "np.ndarray", col: int, values: "np.ndarray", width: int) -> None:
-    for k in range(width - 1, -1, -1):
-        chars[:, col + k] = values % 10 + 48
-        values = values // 10
+_PAIRS: Optional["np.ndarray"] = None
 
 
-def _template(text: str, n: int) -> "np.ndarray":
+def _pairs() -> "np.ndarray":
+    """The two ASCII digits of 0..99 read as native ``uint16`` (written back, the bytes stay in order)."""
+    global _PAIRS
+    if _PAIRS is None:
+        import numpy as np
+
+        _PAIRS = np.frombuffer(b"".join(b"%02d" % i for i in range(100)), dtype=np.uint16).copy()
+    return _PAIRS
+
+
+def _records(template: str, pair_offsets: list[int], n: int) -> "np.ndarray":
+    """``n`` copies of ``template`` as records with a ``uint16`` field at each pair offset."""
     import numpy as np
 
-    return np.tile(np.frombuffer(text.encode("ascii"), dtype=np.uint8), (n, 1))
+    dtype = np.dtype({
+        "names": [f"p{o}" for o in pair_offsets],
+        "formats": [np.uint16] * len(pair_offsets),
+        "offsets": pair_offsets,
+        "itemsize": len(template),
+    })
+    return np.frombuffer(bytearray(template.encode("ascii") * n), dtype=dtype)
 
 
-def _to_array(chars: "np.ndarray", valid: "pa.Array") -> "pa.Array":
+def _to_array(records: "np.ndarray", width: int, valid: "pa.Array") -> "pa.Array":
     import numpy as np
     import pyarrow as pa
 
-    n, width = chars.shape
+    n = len(records)
     offsets = np.arange(0, (n + 1) * width, width, dtype=np.int32)
     bitmap = valid.buffers()[1] if valid.false_count else None
     return pa.StringArray.from_buffers(
-        n, pa.py_buffer(offsets), pa.py_buffer(chars.tobytes()), bitmap,
+        n, pa.py_buffer(offsets), pa.py_buffer(records), bitmap,
         valid.false_count if bitmap is not None else 0)
-
-
-def date_text(days: "pa.Array") -> Optional["pa.Array"]:
-    """``"yyyy-MM-dd"`` (with quotes) of a date32 array, or None if a year is out of range."""
-    import numpy as np
-    import pyarrow as pa
-
-    valid = days.is_valid()
-    values = days.cast(pa.int32()).fill_null(0).to_numpy().astype(np.int64)
-    year, month, day = civil_from_days(values)
-    if len(year) and (year.min() < 0 or year.max() > 9999):
-        return None
-    chars = _template('"0000-00-00"', len(values))
-    _put(chars, 1, year, 4)
-    _put(chars, 6, month, 2)
-    _put(chars, 9, day, 2)
-    return _to_array(chars, valid)
 
 
 def timestamp_text(micros: "pa.Array", instant: bool) -> Optional["pa.Array"]:
@@ -83,15 +80,15 @@ def timestamp_text(micros: "pa.Array", instant: bool) -> Optional["pa.Array"]:
     days = np.floor_divide(values, US_PER_DAY)
     rest = values - days * US_PER_DAY
     year, month, day = civil_from_days(days)
-    if len(year) and (year.min() < 0 or year.max() > 9999):
+    if len(year) and (year.min() < 1 or year.max() > 9999):
         return None
-    chars = _template('"0000-00-00T00:00:00.000000' + ('Z"' if instant else '"'), len(values))
-    _put(chars, 1, year, 4)
-    _put(chars, 6, month, 2)
-    _put(chars, 9, day, 2)
+    template = '"0000-00-00T00:00:00.000000' + ('Z"' if instant else '"')
+    offsets = [1, 3, 6, 9, 12, 15, 18, 21, 23, 25]
+    records = _records(template, offsets, len(values))
     seconds, fraction = np.divmod(rest, 1_000_000)
-    _put(chars, 12, seconds // 3600, 2)
-    _put(chars, 15, seconds // 60 % 60, 2)
-    _put(chars, 18, seconds % 60, 2)
-    _put(chars, 21, fraction, 6)
-    return _to_array(chars, valid)
+    fields = [year // 100, year % 100, month, day, seconds // 3600, seconds // 60 % 60, seconds % 60,
+              fraction // 10_000, fraction // 100 % 100, fraction % 100]
+    pairs = _pairs()
+    for offset, field in zip(offsets, fields):
+        records[f"p{offset}"] = pairs[field]
+    return _to_array(records, len(template), valid)

@@ -215,6 +215,7 @@ def read_csv(paths: list[Path]) -> "pa.Table":
     arrays = []
     for i, t in enumerate(types):
         convert = _convert(t)
-        values = [convert(r[i]) if i < len(r) and r[i] is not None else None for r in records]
+        cells = [r[i] if i < len(r) else None for r in records]
+        values = [None if v is None else convert(v) for v in cells]
         arrays.append(pa.array(values, arrow_type(t, values)))
     return pa.Table.from_arrays(arrays, names=names)

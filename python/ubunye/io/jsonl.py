@@ -79,8 +79,9 @@ def merge(a: SparkType, b: SparkType) -> SparkType:
     if tag_a == tag_b == "array":
         return ("array", merge(a[1], b[1]))  # type: ignore[index]
     if tag_a == tag_b == "struct":
-        fields = dict(a[1])  # type: ignore[index]
-        for k, t in b[1].items():  # type: ignore[index]
+        assert isinstance(a, tuple) and isinstance(b, tuple)
+        fields: dict[str, SparkType] = dict(a[1])
+        for k, t in b[1].items():
             fields[k] = merge(fields.get(k), t)
         return ("struct", fields)
     return "string"

@@ -152,8 +152,9 @@ def _plain(name: str, a: Any, b: Any) -> FieldDiff:
 def _recorded(name: str, a: Any, b: Any) -> FieldDiff:
     """A hash-like value: both missing or one missing is unknown, not a change."""
     if a is None or b is None:
-        side = "either run" if a is None and b is None else ("run A" if a is None else "run B")
-        return FieldDiff(name, UNKNOWN, a, b, reason=f"not recorded in {side}")
+        reason = ("recorded in neither run A nor run B" if a is None and b is None
+                  else f"not recorded in {'run A' if a is None else 'run B'}")
+        return FieldDiff(name, UNKNOWN, a, b, reason=reason)
     return _plain(name, a, b)
 
 
@@ -172,7 +173,7 @@ def _environment(a: RunRecord, b: RunRecord) -> FieldDiff:
     platform = _dict_diff(rest_a, rest_b)
     differs = any(packages[k] for k in packages) or any(platform[k] for k in platform)
     if not a.environment and not b.environment:
-        verdict, reason = UNKNOWN, "not recorded in either run"
+        verdict, reason = UNKNOWN, "recorded in neither run A nor run B"
     elif not a.environment or not b.environment:
         verdict, reason = UNKNOWN, f"not recorded in run {'A' if not a.environment else 'B'}"
     else:
@@ -200,6 +201,7 @@ def _compare_fields(a: RunRecord, b: RunRecord) -> list[FieldDiff]:
     duration = _plain("duration_sec", a.duration_sec, b.duration_sec)
     duration.detail["ratio"] = _ratio(a.duration_sec, b.duration_sec)
     return [
+        _plain("task", run_identity(a)["task_path"], run_identity(b)["task_path"]),
         _plain("status", a.status, b.status),
         _plain("error", a.error, b.error),
         _recorded("config", a.config_hash, b.config_hash),
@@ -252,9 +254,10 @@ def _hash_diff(name: str, sa: Step, sb: Step, va: Optional[str], vb: Optional[st
 
 def _rows_diff(sa: Step, sb: Step, labels: tuple[str, str] = ("run A", "run B")) -> FieldDiff:
     if sa.row_count is None or sb.row_count is None:
-        side = "either" if sa.row_count is None and sb.row_count is None else (
-            labels[0] if sa.row_count is None else labels[1])
-        return FieldDiff("row_count", UNKNOWN, sa.row_count, sb.row_count, reason=f"not recorded in {side}")
+        both = sa.row_count is None and sb.row_count is None
+        reason = (f"recorded in neither {labels[0]} nor {labels[1]}" if both
+                  else f"not recorded in {labels[0] if sa.row_count is None else labels[1]}")
+        return FieldDiff("row_count", UNKNOWN, sa.row_count, sb.row_count, reason=reason)
     return _plain("row_count", sa.row_count, sb.row_count)
 
 

@@ -21,10 +21,11 @@ class RunSource(Protocol):
 
 
 def _rows(steps: Sequence[Step]) -> Optional[int]:
-    """The total row count, or None when there is no step or any step lacks one."""
-    if not steps or any(s.row_count is None for s in steps):
+    """The total row count, or None when there is no step or any step lacks a whole-number one."""
+    counts = [s.row_count for s in steps]
+    if not counts or not all(isinstance(c, int) and not isinstance(c, bool) for c in counts):
         return None
-    return sum(int(s.row_count) for s in steps if s.row_count is not None)
+    return sum(c for c in counts if c is not None)
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ def parse_since(text: str) -> datetime:
 
 
 def _started(record: RunRecord) -> Optional[datetime]:
-    if not record.started_at:
+    if not isinstance(record.started_at, str) or not record.started_at:
         return None
     try:
         return parse_since(record.started_at)
@@ -92,8 +93,8 @@ def _newest_first(records: list[RunRecord]) -> list[RunRecord]:
 
 
 def list_task_runs(store: RunSource, usecase: str, package: str, task: str) -> RunList:
-    """The runs of one task, newest first."""
-    records = _newest_first(store.list_runs(usecase, package, task))
+    """The runs of one task, newest first (the store's order)."""
+    records = store.list_runs(usecase, package, task)
     return RunList([RunSummary.of(r) for r in records],
                    {"usecase": usecase, "package": package, "task": task})
 

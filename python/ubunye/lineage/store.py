@@ -50,7 +50,7 @@ def validate_name(kind: str, name: str) -> str:
 
 def _started(record: RunRecord) -> datetime:
     text = record.started_at
-    if not text:
+    if not isinstance(text, str) or not text:  # a wrongly typed field sorts oldest
         return _OLDEST
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))

@@ -5,11 +5,13 @@ with the recorded format, hashes it with rows-v1 and compares row count, schema
 hash and data hash with the record (the rules of :mod:`ubunye.lineage.compare`,
 with the sides named "recorded" and "now").
 
-Engine choice: ``"pandas"`` reads with ``ubunye.io.read_table`` and hashes with
-``ubunye.hashing.fingerprint``; ``"spark"`` reads with a local Spark session and
-``ubunye.spark.fingerprint_spark``; ``"auto"`` takes Spark when the run's
-backend was Spark and pyspark is installed, else pandas. Those modules are
-imported only here, only when a step is actually re-hashed.
+Reading and hashing are exactly ``ubunye hash``'s: the same engine registry
+(``ubunye.cli.commands.hash.resolve_engine``: ``pandas`` and ``arrow`` read with
+``ubunye.io.read_table``, ``spark`` with a local session in UTC) and the same
+formats (the recorded one when it is a file format, else from the file
+names). ``"auto"`` takes Spark when the run's backend was Spark and pyspark is
+installed, else pandas. Those modules are imported only when a step is
+actually re-hashed.
 """
 from __future__ import annotations
 
@@ -24,12 +26,13 @@ from ubunye.lineage.compare import MISSING, UNCHANGED, UNKNOWN, StepDiff, compar
 from ubunye.lineage.record import RunRecord, Step
 
 FILE_FORMATS = ("csv", "parquet", "json")
-SPARK_ONLY_FORMATS = ("delta", "orc", "avro")
+SPARK_ONLY_FORMATS = ("delta",)
+ENGINES = ("auto", "pandas", "arrow", "spark")
 _SUFFIXES = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet", ".json": "json", ".jsonl": "json",
-             ".ndjson": "json", ".orc": "orc", ".avro": "avro"}
+             ".ndjson": "json"}
 
-# (location, format, engine, time_zone) -> the fingerprint now (ubunye.hashing.Fingerprint)
-Hasher = Callable[[str, str, str, Optional[str]], Any]
+# (location, format or None to detect, engine) -> the fingerprint now (ubunye.hashing.Fingerprint)
+Hasher = Callable[[str, Optional[str], str], Any]
 
 
 class VerifyError(ValueError):
@@ -75,6 +78,7 @@ class Verification:
     run: dict[str, Any]
     steps: list[StepCheck]
     problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def data_proven_same(self) -> bool:
@@ -82,7 +86,8 @@ class Verification:
 
     def to_dict(self) -> dict[str, Any]:
         return {"run": dict(self.run), "data_proven_same": self.data_proven_same,
-                "problems": list(self.problems), "steps": [s.to_dict() for s in self.steps]}
+                "problems": list(self.problems), "notes": list(self.notes),
+                "steps": [s.to_dict() for s in self.steps]}
 
 
 def file_format(step: Step, path: Optional[Path]) -> Optional[str]:
@@ -107,8 +112,8 @@ def file_format(step: Step, path: Optional[Path]) -> Optional[str]:
 
 def choose_engine(record: RunRecord, engine: str) -> str:
     """``auto`` -> ``spark`` for a Spark run when pyspark is installed, else ``pandas``."""
-    if engine not in ("auto", "pandas", "spark"):
-        raise VerifyError(f"unknown engine {engine!r}: use auto, pandas or spark")
+    if engine not in ENGINES:
+        raise VerifyError(f"unknown engine {engine!r}: use {', '.join(ENGINES)}")
     if engine != "auto":
         return engine
     if (record.backend or "").lower() == "spark" and importlib.util.find_spec("pyspark") is not None:
@@ -116,32 +121,11 @@ def choose_engine(record: RunRecord, engine: str) -> str:
     return "pandas"
 
 
-def default_hasher(location: str, fmt: str, engine: str, time_zone: Optional[str]) -> Any:
-    """Read ``location`` as ``fmt`` with ``engine`` and return its rows-v1 fingerprint."""
-    if engine == "spark":
-        return _spark_fingerprint(location, fmt, time_zone)
-    from ubunye.hashing import fingerprint
-    from ubunye.io import read_table
+def default_hasher(location: str, fmt: Optional[str], engine: str) -> Any:
+    """Read and hash ``location`` with the engine ``ubunye hash --engine`` would use."""
+    from ubunye.cli.commands.hash import resolve_engine
 
-    return fingerprint(read_table(location, fmt, engine="pandas"))
-
-
-def _spark_fingerprint(location: str, fmt: str, time_zone: Optional[str]) -> Any:
-    """Read with a local Spark session (CSV as the run read it: header, inferSchema)."""
-    from pyspark.sql import SparkSession
-
-    from ubunye.spark import configure, fingerprint_spark
-
-    spark = SparkSession.getActiveSession()
-    if spark is None:
-        builder = SparkSession.builder.master("local[2]").appName("ubunye-verify")
-        spark = configure(builder).getOrCreate()
-    if time_zone:
-        spark.conf.set("spark.sql.session.timeZone", time_zone)
-    reader = spark.read.format(fmt)
-    if fmt == "csv":
-        reader = reader.option("header", "true").option("inferSchema", "true")
-    return fingerprint_spark(reader.load(location))
+    return resolve_engine(engine)(Path(location), fmt)
 
 
 def _local_path(location: str, base_dir: Optional[Path]) -> Optional[Path]:
@@ -172,7 +156,7 @@ def _check(step: Step, record: RunRecord, engine: str, base_dir: Optional[Path],
         return unknown(f"format {fmt} needs --engine spark", fmt)
     start = time.perf_counter()
     try:
-        fp = hasher(str(path) if path is not None else step.location, fmt, engine, record.time_zone)
+        fp = hasher(str(path) if path is not None else step.location, fmt, engine)
     except Exception as exc:  # noqa: BLE001 - any reader failure is a verdict, not a crash
         reason = " ".join(f"{type(exc).__name__}: {exc}".split())
         return unknown(f"could not read it now: {reason}", fmt)
@@ -212,4 +196,8 @@ def verify_record(
         problems.append("the run recorded no input or output")
     run = {"run_id": record.run_id, "task_path": record.task_path, "started_at": record.started_at,
            "status": record.status, "backend": record.backend, "engine": chosen}
-    return Verification(run, checks, problems)
+    notes = []
+    if record.time_zone and record.time_zone.upper() not in ("UTC", "ETC/UTC", "Z"):
+        notes.append(f"the run used time zone {record.time_zone}; files are re-read in UTC as `ubunye hash` "
+                     "reads them, so a text timestamp column may hash differently")
+    return Verification(run, checks, problems, notes)

@@ -82,7 +82,11 @@ def _pick(ref_args: tuple[Path, Optional[Path], Optional[str], Optional[str], Op
     b = store.load(path2) if path2 is not None else None
     if a is not None and b is not None:
         return a, b
-    ref = resolve_task(store, *ref_args[2:])
+    names = ref_args[2:]
+    given = a or b
+    if given is not None and names == (None, None, None):  # the other run is of the same task
+        names = (given.usecase, given.package, given.task_name)
+    ref = resolve_task(store, *names)
     if b is None:
         b = ref.find(id2) if id2 else (ref.find(None) if a is not None or id1 else None)
     if a is None and id1:
@@ -171,8 +175,9 @@ def search_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool
 @click.option("--run-id", default=None, help="Run id or unique prefix (default: the latest run).")
 @click.option("--record", "record_path", type=click.Path(path_type=Path), default=None,
               help="A record file to verify instead of a task's run.")
-@click.option("--engine", type=click.Choice(["auto", "pandas", "spark"]), default="auto", show_default=True,
-              help="Re-hash with pandas/Arrow or Spark (auto: Spark for Spark runs when installed).")
+@click.option("--engine", type=click.Choice(["auto", "pandas", "arrow", "spark"]), default="auto",
+              show_default=True, help="The `ubunye hash` engine to re-hash with (auto: spark for Spark runs "
+              "when pyspark is installed, else pandas).")
 @lineage_errors
 def verify_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool, usecase: Optional[str],
                    package: Optional[str], task: Optional[str], run_id: Optional[str],

@@ -128,7 +128,11 @@ class SparkBackend(Backend):
         return WriteResult(True, version, fp, SECOND_PASS, round(time.perf_counter() - started, 6))
 
     def _save(self, frame: Any, spec: IOSpec) -> None:
-        writer = frame.write.mode(spec.mode).options(**{str(k): v for k, v in spec.options.items()})
+        options = {str(k): v for k, v in spec.options.items()}
+        using = options.pop("using", None) if spec.format == "table" else None
+        writer = frame.write.mode(spec.mode).options(**options)
+        if using is not None:  # the table's provider (delta, parquet ...); else spark.sql.sources.default
+            writer = writer.format(str(using))
         if spec.partition_by:
             writer = writer.partitionBy(*spec.partition_by)
         if spec.format == "csv" and "header" not in spec.options:

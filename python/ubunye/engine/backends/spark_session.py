@@ -37,6 +37,8 @@ def build_session(time_zone: Optional[str], spark_conf: Mapping[str, str]) -> An
     conf.setdefault("spark.master", "local[2]")
     conf.setdefault("spark.ui.enabled", "false")
     conf.setdefault("spark.sql.shuffle.partitions", "4")
+    conf.setdefault("spark.ui.showConsoleProgress", "false")
+    conf.setdefault("spark.databricks.delta.snapshotPartitions", "2")
     conf["spark.sql.session.timeZone"] = time_zone or conf.get("spark.sql.session.timeZone", "UTC")
     for key, value in conf.items():
         builder = builder.config(key, value)

@@ -23,11 +23,14 @@ import org.apache.spark.sql.types.{DataType, StringType, StructType}
   examples = """
     Examples:
       > SELECT _FUNC_(*) FROM VALUES (1, 'a'), (2, NULL) AS tab(id, name);
-       sha256:7a19d0ff4ab8f45d8ae1ccd7a5ab1b7dc36d4f0c65d11eb80bec1e4cb83ab8ac
+       sha256:c1a5d40cfc760916f6d39cb241c20f01c78d6e8c8a7a0b1ac589ac2e17cedaaf
       > SELECT _FUNC_(*) FROM VALUES (2, NULL), (1, 'a') AS tab(id, name);
-       sha256:7a19d0ff4ab8f45d8ae1ccd7a5ab1b7dc36d4f0c65d11eb80bec1e4cb83ab8ac
+       sha256:c1a5d40cfc760916f6d39cb241c20f01c78d6e8c8a7a0b1ac589ac2e17cedaaf
       > SELECT _FUNC_(id) FROM VALUES (1) AS tab(id) WHERE id > 1;
-       sha256:2b5fa60e5c1a4bd1d1f1f4e87b7a47fd1fb49eae2df4b6fc76c1ed3bd4a2a7b5
+       sha256:841eb1657777bbd6084e7b6a08063ec107718385e6abd7b26a84f1a1f74a04b7
+      > SELECT k, _FUNC_(v) FROM VALUES ('x', 1), ('y', 2), ('x', 3) AS tab(k, v) GROUP BY k ORDER BY k;
+       x	sha256:6d701c1fc6e8761acdf43a71ca8dc56089e66ed43ee0821ed25645ede57d0767
+       y	sha256:cb13512a74a319b858bbeaf5746bb60d86b0bd66b1a8d905dce60eb3fe892eb3
   """,
   group = "agg_funcs",
   since = "0.1.0")

@@ -21,7 +21,7 @@ import org.apache.spark.sql.types._
   examples = """
     Examples:
       > SELECT _FUNC_(*) FROM VALUES (1, 'a'), (2, NULL) AS tab(id, name);
-       {"rows":2,"sum_a":0,"sum_b":0}
+       {"rows":2,"sum_a":2129681774160927889,"sum_b":8345721550289181509}
       > SELECT _FUNC_(id) FROM VALUES (1) AS tab(id) WHERE id > 1;
        {"rows":0,"sum_a":0,"sum_b":0}
   """,
