@@ -141,12 +141,16 @@ def connect_servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[s
 
 
 @pytest.fixture(scope="session")
-def connect_plain(connect_servers: dict[str, Any]) -> Any:
+def connect_plain(connect_servers: dict[str, Any]) -> Iterator[Any]:
     """A Spark Connect session on the server without the plugin."""
-    return connect_servers["plain"].session()
+    session = connect_servers["plain"].session()
+    yield session
+    session.stop()
 
 
 @pytest.fixture(scope="session")
-def connect_native(connect_servers: dict[str, Any]) -> Any:
+def connect_native(connect_servers: dict[str, Any]) -> Iterator[Any]:
     """A Spark Connect session on the server with the plugin extension."""
-    return connect_servers["native"].session()
+    session = connect_servers["native"].session()
+    yield session
+    session.stop()

@@ -21,20 +21,15 @@ from ubunye.testing.backend_conformance import BackendConformance
 pytestmark = pytest.mark.spark
 
 
-@pytest.fixture(scope="module")
-def engine_spark(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """The shared session from ``integration/conftest.py`` when there is one, else the engine's own."""
+@pytest.fixture
+def engine_spark(spark: Any) -> Iterator[Any]:
+    """The shared session (``integration/conftest.py``), its time zone restored after each test
+    (the engine sets the session time zone a task's config asks for)."""
+    zone = spark.conf.get("spark.sql.session.timeZone")
     try:
-        shared = request.getfixturevalue("spark")
-    except pytest.FixtureLookupError:
-        shared = None
-    if shared is not None:
-        yield shared
-        return
-    from ubunye.engine.backends.spark_session import build_session
-
-    warehouse = tmp_path_factory.mktemp("warehouse")
-    yield build_session("UTC", {"spark.sql.warehouse.dir": str(warehouse)})
+        yield spark
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", zone)
 
 
 class TestSparkBackend(BackendConformance):
@@ -244,3 +239,43 @@ def test_notebook_on_spark_records_same_pass(engine_spark: Any, tmp_path: Path) 
     assert rec["code_hash"] and len(rec["timings"]) == 4
     assert rec["inputs"][0]["hash_pass"] == "second-pass" and rec["inputs"][0]["row_count"] == 5
     assert [s["hash_pass"] for s in rec["outputs"]] == ["same-pass", "same-pass"]
+
+
+def test_ubunye_run_on_spark_exit_codes(engine_spark: Any, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from ubunye.cli.app import cli
+
+    (tmp_path / "data").mkdir()
+    pq.write_table(people_table(), tmp_path / "data" / "people.parquet")
+    make_task(tmp_path, "keep", PROOF_CONFIG, PROOF_CODE)
+    args = ["run", "-d", str(tmp_path / "uc"), "-u", "proof", "-p", "pkg", "-t", "keep", "--backend", "spark",
+            "--lineage", "--var", f"data={tmp_path / 'data'}", "--var", f"out={tmp_path / 'cli'}"]
+    ok = CliRunner().invoke(cli, args)
+    assert ok.exit_code == 0, ok.output
+    assert ok.stdout.startswith("ok   proof/pkg/keep (")
+    make_task(tmp_path, "keep", PROOF_CONFIG.replace("column: id}", "column: id}\n      - {kind: row_count, max: 2}"),
+              PROOF_CODE)
+    failed = CliRunner().invoke(cli, args)
+    assert failed.exit_code == 1
+    assert failed.stderr.strip() == ("FAIL proof/pkg/keep: expectations failed, nothing written: "
+                                     "kept: row_count (row_count) broken by 1 of 1 (4 rows)")
+
+
+def test_spark_connect_without_plugin_falls_back_with_same_hashes(connect_plain: Any, tmp_path: Path) -> None:
+    (tmp_path / "data").mkdir()
+    pq.write_table(people_table(), tmp_path / "data" / "people.parquet")
+    task = make_task(tmp_path, "keep", PROOF_CONFIG, PROOF_CODE)
+    folder = tmp_path / "uc/.ubunye/lineage/proof/pkg/keep"
+    data = str(tmp_path / "data")
+    try:
+        connect = run_task(task, spark=connect_plain, lineage=True, variables={"data": data, "out": str(tmp_path / "c")})
+    finally:
+        connect_plain.conf.set("spark.sql.session.timeZone", "UTC")
+    pandas = run_task(task, backend="pandas", lineage=True, variables={"data": data, "out": str(tmp_path / "p")})
+    rec_c, rec_p = only_record(folder, connect.run_id), only_record(folder, pandas.run_id)
+    assert [s["hash_pass"] for s in rec_c["outputs"]] == ["second-pass", "second-pass"]
+    assert {s["hash_engine"] for s in rec_c["inputs"] + rec_c["outputs"]} == {"spark-sql"}
+    for side in ("inputs", "outputs"):
+        assert [(s["row_count"], s["schema_hash"], s["data_hash"]) for s in rec_c[side]] == \
+               [(s["row_count"], s["schema_hash"], s["data_hash"]) for s in rec_p[side]]

@@ -261,3 +261,17 @@ def test_wrongly_typed_fields_do_not_break_list_or_search(root: Path) -> None:
     row = [line.split() for line in listed.stdout.splitlines() if line.startswith(OEC7[:8])][0]
     assert row[-3:] == ["-", "-", "2"]  # duration, rows in (not a number), rows out
     assert run(root, "search", "--json").exit_code == 0
+
+
+@pytest.mark.parametrize("args, pair", [
+    (["--run-id1", "f8d3"], (F8D3, F13F)),  # against the latest
+    (["--run-id2", "0ec7"], (F8D3, OEC7)),  # the run before it
+    (["--run-id2", "f8d3"], None),  # there is none before the oldest
+])
+def test_compare_with_one_run_named(root: Path, args: list[str], pair: tuple[str, str] | None) -> None:
+    result = run(root, "compare", *TASK, *args, "--json")
+    if pair is None:
+        assert result.exit_code == 2 and "before run" in result.stderr
+        return
+    doc = as_json(result)
+    assert (doc["run_a"]["run_id"], doc["run_b"]["run_id"]) == pair

@@ -241,3 +241,14 @@ def test_notebook_step_error_closes_the_run(usecase: Path) -> None:
     assert rec["status"] == "error" and rec["error"] == "ValueError: bad"
     with pytest.raises(RuntimeError, match="already finished"):
         nb.write()
+
+
+def test_failing_input_expectation_stops_after_the_read_with_the_input_hashed(usecase: Path) -> None:
+    make_task(usecase, "clean", CLEAN_CONFIG.replace("{id: int64, age: float64}", "{id: int32}"), CLEAN_CODE)
+    result = run_task(usecase / "shop/orders/clean", backend="pandas", dt="d", lineage=True, raise_on_error=False)
+    assert result.reason() == ("expectations failed, nothing written: people: columns (columns) broken by 1 of 1 "
+                               "(id is int64, expected int32)")
+    (rec,) = records(usecase)
+    assert [t["step"] for t in rec["timings"]] == ["Reader:parquet"]
+    assert rec["inputs"][0]["data_hash"] == fingerprint(PEOPLE).data_hash
+    assert [(e["output"], e["side"], e["passed"]) for e in rec["expectations"]] == [("people", "input", False)]

@@ -217,3 +217,27 @@ def test_arrow_backed_naive_timestamps_stay_ntz() -> None:
     df = pd.DataFrame({"t": column})
     assert canonical_kinds(df) == [("t", "timestamp_ntz")]
     assert canonical_line(df) == '{"t":"2024-01-02T00:00:00.000000"}'
+
+
+def test_helper_thread_gives_the_same_sums(monkeypatch: pytest.MonkeyPatch) -> None:
+    import ubunye.hashing.arrow as arrow
+    from ubunye.hashing.digest import data_hash
+
+    fx = {f.name: f for f in load_fixtures()}["mixed_random_1000"]
+    table = fx.arrow_table()
+    monkeypatch.setattr(arrow, "CHUNK_ROWS", 128)  # several chunks in flight
+    threaded = lane_sums([table], threads=True)
+    assert threaded == lane_sums([table])
+    assert data_hash(fx.kinds(), threaded) == fx.expect.data_hash
+
+
+@pytest.mark.parametrize("obj", [pd.Series([1, 2]), pa.array([1, 2]), [1, 2], {"a": [1]}])
+def test_things_that_are_not_frames_raise_type_error(obj: Any) -> None:
+    with pytest.raises(TypeError, match="cannot hash"):
+        fingerprint(obj)
+
+
+def test_polars_lazy_frame_is_collected_first() -> None:
+    pl = pytest.importorskip("polars")
+    df = pl.DataFrame({"a": [1, 2], "s": ["x", "y"]})
+    assert fingerprint(df.lazy()).data_hash == fingerprint(df).data_hash

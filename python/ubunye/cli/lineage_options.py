@@ -52,6 +52,8 @@ def lineage_errors(func: F) -> F:
             warnings.simplefilter("always", UserWarning)
             try:
                 return func(*args, **kwargs)
+            except BrokenPipeError:
+                raise  # stdout closed early (`| head`): click handles it quietly
             except (LineageError, ValueError, OSError) as exc:
                 _flush(caught)
                 fail(str(exc))

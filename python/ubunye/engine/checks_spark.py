@@ -1,5 +1,6 @@
 """Counting expectation breaks on a Spark DataFrame: one aggregate for every
-row rule of a frame (one scan), plus one for each ``unique`` rule."""
+row rule of a frame (one scan, which can also hash the frame), plus one for
+each ``unique`` rule."""
 from __future__ import annotations
 
 from typing import Any, Optional, Sequence
@@ -16,6 +17,16 @@ def spark_frame_kinds(df: Any) -> list[tuple[str, str]]:
 
 def evaluate_spark(df: Any, rules: Sequence[Rule]) -> list[Outcome]:
     """Check every rule on ``df``; one :class:`Outcome` per rule, in order."""
+    return evaluate_spark_with(df, rules)[0]
+
+
+def evaluate_spark_with(df: Any, rules: Sequence[Rule], extra: Sequence[Any] = ()) -> tuple[list[Outcome], list[Any]]:
+    """Check every rule on ``df`` and compute ``extra`` aggregate Columns in the same scan.
+
+    Returns the outcomes (one per rule) and the values of ``extra`` (in order);
+    the engine passes the rows-v1 sums aggregate here to hash an input in the
+    scan that checks it.
+    """
     from pyspark.sql import functions as F
 
     columns = list(df.columns)
@@ -25,6 +36,7 @@ def evaluate_spark(df: Any, rules: Sequence[Rule]) -> list[Outcome]:
         cond = _broken(rule, columns, floats, F)
         if cond is not None:
             exprs.append(F.sum(F.when(cond, 1).otherwise(0)).alias(f"__r{i}"))
+    exprs += [column.alias(f"__x{j}") for j, column in enumerate(extra)]
     first = df.agg(*exprs).collect()[0]
     rows = int(first["__rows"])
     out: list[Outcome] = []
@@ -39,13 +51,12 @@ def evaluate_spark(df: Any, rules: Sequence[Rule]) -> list[Outcome]:
             out.append(Outcome(rows, rows, missing_columns(rule, columns)))
         elif rule.kind == "unique":
             keys = [F.col(_q(c)) for c in rule.key_columns]
-            non_null = df.select(*keys).dropna()
-            stats = non_null.agg(F.count(F.lit(1)).alias("n")).collect()[0]["n"]
-            distinct = non_null.distinct().count()
-            out.append(Outcome(int(stats) - int(distinct), rows))
+            groups = df.select(*keys).dropna().groupBy(*keys).count()
+            repeats = groups.agg(F.sum(F.col("count") - 1).alias("n")).collect()[0]["n"]
+            out.append(Outcome(int(repeats or 0), rows))
         else:
             out.append(Outcome(int(first[f"__r{i}"] or 0), rows))
-    return out
+    return out, [first[f"__x{j}"] for j in range(len(extra))]
 
 
 def _q(name: str) -> str:

@@ -196,8 +196,7 @@ class TaskExecution:
             with self.timings.read(spec.format, name):
                 got = self.backend.read(spec)
             self.sources[name] = got.frame
-            self._check(name, "input", got.frame)
-            self.input_events[name] = self._input_event(spec, got.frame, got.delta_version)
+            self._check_and_hash_input(spec, got.frame, got.delta_version)
         return dict(self.sources)
 
     def transform(self, sources: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
@@ -240,7 +239,10 @@ class TaskExecution:
         rules = self.config.rules_for(name)
         if not rules:
             return []
-        outcomes = self.backend.check(frame, rules)
+        return self._outcomes(name, side, rules, self.backend.check(frame, rules), raise_now)
+
+    def _outcomes(self, name: str, side: str, rules: Any, outcomes: Any, raise_now: bool) -> list[str]:
+        """Record every checked rule; raise (or return) the broken ``fail`` rules."""
         broken: list[str] = []
         for rule, outcome in zip(rules, outcomes):
             entry = result_entry(name, side, rule, outcome)
@@ -268,21 +270,33 @@ class TaskExecution:
                 )
         return dict(produced)
 
-    def _input_event(self, spec: IOSpec, frame: Any, delta_version: Optional[int]) -> Any:
+    def _check_and_hash_input(self, spec: IOSpec, frame: Any, delta_version: Optional[int]) -> None:
+        """Check an input's rules and hash it (in one scan where the backend can);
+        the input's step is kept even when a rule then stops the run."""
         from ubunye.lineage.context import DataEvent
 
         event = DataEvent(name=spec.name, direction="input", format=spec.format, location=spec.location,
                           delta_version=delta_version)
-        if not (self.lineage and self.hash_inputs):
-            return event
+        self.input_events[spec.name] = event
+        rules = self.config.rules_for(spec.name)
+        want_hash = self.lineage and self.hash_inputs
+        if not rules and not want_hash:
+            return
         started = time.perf_counter()
         try:
-            event.fingerprint = self.backend.fingerprint(frame)
-        except Exception as exc:  # noqa: BLE001 - a hash that fails is recorded, never fatal
-            event.fingerprint = _failed_fingerprint(exc)
-        event.hash_seconds = time.perf_counter() - started
-        event.hash_pass = self.backend.input_hash_pass()
-        return event
+            outcomes, fp = self.backend.check_and_fingerprint(frame, rules, hash_frame=want_hash)
+        except Exception:  # noqa: BLE001 - do them apart: a failed hash is recorded, a failed check fails
+            outcomes = self.backend.check(frame, rules) if rules else []
+            started = time.perf_counter()
+            try:
+                fp = self.backend.fingerprint(frame) if want_hash else None
+            except Exception as exc:  # noqa: BLE001
+                fp = _failed_fingerprint(exc)
+        if want_hash:
+            event.fingerprint = fp
+            event.hash_seconds = time.perf_counter() - started
+            event.hash_pass = self.backend.input_hash_pass()
+        self._outcomes(spec.name, "input", rules, outcomes, raise_now=True)
 
     def _write_one(self, name: str, spec: IOSpec, frame: Any) -> None:
         from ubunye.lineage.context import DataEvent

@@ -34,13 +34,15 @@ def arrow_kinds(schema: "pa.Schema") -> list[tuple[str, str]]:
     return [(name, kind.text) for name, kind in arrow_schema_kinds(schema)]
 
 
-def lane_sums(batches: Iterable[Union["pa.RecordBatch", "pa.Table"]], *, threads: bool = True) -> LaneSums:
+def lane_sums(batches: Iterable[Union["pa.RecordBatch", "pa.Table"]], *, threads: bool = False) -> LaneSums:
     """Row count and lane sums of all rows of ``batches`` (vectorised, bounded memory).
 
-    Batches are cut into chunks of :data:`CHUNK_ROWS`. With ``threads`` the
-    lines of the next chunk are built in a helper thread (Arrow and numpy
-    release the GIL) while this thread hashes the current one; at most two
-    chunks of lines are alive at a time.
+    Batches are cut into chunks of :data:`CHUNK_ROWS`; one chunk of lines is
+    alive at a time (two with ``threads``). With ``threads`` the lines of the
+    next chunk are built in a helper thread (Arrow and numpy release the GIL)
+    while this thread hashes the current one. It is off by default: on the
+    shared 2-core development machine it did not measurably help (see
+    ``bench/bench_rows_v1.py``, which times both).
     """
     total = LaneSums()
     chunks = _chunks(batches)

@@ -33,7 +33,7 @@ def arrow_kind(t: "pa.DataType") -> K.Kind:
     if pt.is_date(t):
         return K.scalar("date")
     if pt.is_timestamp(t):
-        return K.scalar("timestamp" if t.tz is not None else "timestamp_ntz")
+        return K.scalar("timestamp" if t.tz else "timestamp_ntz")
     if pt.is_decimal128(t):
         return K.decimal(t.precision, t.scale)
     if pt.is_null(t):

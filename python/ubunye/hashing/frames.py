@@ -28,18 +28,22 @@ class ArrowSource:
         self.batches = batches
 
 
+_ARROW_TYPES = ("Table", "RecordBatch", "RecordBatchReader")
+
+
 def frame_kind(frame: Any) -> str:
     """``pandas``, ``arrow``, ``polars``, ``duckdb``, ``spark``, ``port`` or ``unknown``."""
     module = type(frame).__module__ or ""
+    name = type(frame).__name__
     root = module.split(".")[0]
     if root == "pandas":
-        return "pandas"
+        return "pandas" if name == "DataFrame" else "unknown"
     if root == "pyarrow":
-        return "arrow"
+        return "arrow" if name in _ARROW_TYPES else "unknown"
     if root == "polars":
-        return "polars"
+        return "polars" if name in ("DataFrame", "LazyFrame") else "unknown"
     if root in ("duckdb", "_duckdb"):
-        return "duckdb"
+        return "duckdb" if hasattr(frame, "to_arrow_reader") or hasattr(frame, "arrow") else "unknown"
     if root == "pyspark":
         return "spark"
     if hasattr(frame, "collect") and hasattr(frame, "schema"):
@@ -56,6 +60,8 @@ def to_arrow_source(frame: Any, batch_rows: int = 65_536) -> ArrowSource:
         table = pandas_to_arrow(frame)
         return ArrowSource(table.schema, iter(table.to_batches(max_chunksize=batch_rows)))
     if kind == "polars":
+        if type(frame).__name__ == "LazyFrame":
+            frame = frame.collect()
         table = frame.to_arrow()
         return ArrowSource(table.schema, iter(table.to_batches(max_chunksize=batch_rows)))
     if kind == "duckdb":

@@ -95,11 +95,30 @@ def java_exception_text(exc: BaseException) -> str:
     return str(exc)
 
 
-def call_function(name: str, *cols: Any) -> Any:
-    """``pyspark.sql.functions.call_function`` (classic and Connect, pyspark >= 3.5)."""
-    from pyspark.sql import functions as F
+def functions_for(obj: Any) -> Any:
+    """The ``functions`` module that builds Columns for ``obj``'s kind of session.
 
-    return F.call_function(name, *cols)
+    ``pyspark.sql.functions`` picks Connect or classic by a process-wide flag
+    (``SPARK_CONNECT_MODE_ENABLED``), which is wrong in a process that holds
+    both kinds of session; choosing by the DataFrame's own type is always right.
+    """
+    if is_connect(obj):
+        from pyspark.sql.connect import functions as connect_functions
+
+        return connect_functions
+    from pyspark.sql import functions as classic_functions
+
+    return classic_functions
+
+
+def col(obj: Any, name: str) -> Any:
+    """A Column for top-level column ``name`` (taken literally) of ``obj``'s kind of session."""
+    return functions_for(obj).col(quoted(name))
+
+
+def call_function(obj: Any, name: str, *cols: Any) -> Any:
+    """``call_function(name, *cols)`` for ``obj``'s kind of session (classic or Connect)."""
+    return functions_for(obj).call_function(name, *cols)
 
 
 def quoted(name: str) -> str:

@@ -82,9 +82,9 @@ def fallback_input(df: Any) -> tuple[Any, Optional[list[str]]]:
     names = list(df.columns)
     if names:
         return df.toDF(*[f"_c{i}" for i in range(len(names))]), names
-    from pyspark.sql import functions as F
+    from ubunye.spark._compat import functions_for
 
-    return df.select(F.lit(None).alias(_PLACEHOLDER)), None
+    return df.select(functions_for(df).lit(None).alias(_PLACEHOLDER)), None
 
 
 def fallback_sums(df: Any) -> LaneSums:

@@ -28,9 +28,7 @@ def native_available(spark: Any) -> bool:
 
 def column_args(df: Any) -> list[Any]:
     """Every top-level column of ``df`` as a Column, names quoted literally."""
-    from pyspark.sql import functions as F
-
-    return [F.col(_compat.quoted(name)) for name in df.columns]
+    return [_compat.col(df, name) for name in df.columns]
 
 
 def rows_v1_sums_column(df: Any) -> Any:
@@ -41,17 +39,17 @@ def rows_v1_sums_column(df: Any) -> Any:
     written, in the same pass), then :func:`sums_from_struct` /
     :func:`ubunye.spark.fingerprint_from_sums`.
     """
-    return _compat.call_function(SUMS_FUNCTION, *column_args(df))
+    return _compat.call_function(df, SUMS_FUNCTION, *column_args(df))
 
 
 def rows_v1_hash_column(df: Any) -> Any:
     """A Column of the native ``ubunye_rows_v1`` aggregate: the data hash as a string."""
-    return _compat.call_function(HASH_FUNCTION, *column_args(df))
+    return _compat.call_function(df, HASH_FUNCTION, *column_args(df))
 
 
 def row_line_column(df: Any) -> Any:
     """A Column with each row's canonical line (the debugging scalar ``ubunye_row_line``)."""
-    return _compat.call_function(LINE_FUNCTION, *column_args(df))
+    return _compat.call_function(df, LINE_FUNCTION, *column_args(df))
 
 
 def sums_from_struct(value: Any) -> LaneSums:

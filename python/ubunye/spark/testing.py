@@ -236,10 +236,14 @@ class ConnectServer:
         return self.launch().wait_ready(timeout)
 
     def session(self) -> Any:
-        """A new Spark Connect session on this server."""
-        from pyspark.sql import SparkSession
+        """A new Spark Connect session on this server.
 
-        return SparkSession.builder.remote(self.url).create()
+        Made with the Connect builder itself: the generic builder would flag the
+        whole process as Connect-only, and a classic session could not start.
+        """
+        from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+        return ConnectSession.builder.remote(self.url).create()
 
     def stop(self) -> None:
         if self.process is not None:

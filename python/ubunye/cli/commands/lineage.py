@@ -15,11 +15,16 @@ from typing import Optional
 import click
 
 from ubunye.cli import lineage_render as show_
-from ubunye.cli.lineage_options import TaskRef, lineage_errors, make_store, resolve_task, store_options, task_options
+from ubunye.cli.lineage_options import (
+    TaskRef,
+    lineage_errors,
+    make_store,
+    resolve_task,
+    store_options,
+    task_options,
+)
 from ubunye.cli.render import emit_json, fail
 from ubunye.lineage.record import RunRecord
-
-USAGE_ERROR = 2
 
 
 @click.group("lineage", context_settings={"help_option_names": ["-h", "--help"]})
@@ -87,20 +92,21 @@ def _pick(ref_args: tuple[Path, Optional[Path], Optional[str], Optional[str], Op
     if given is not None and names == (None, None, None):  # the other run is of the same task
         names = (given.usecase, given.package, given.task_name)
     ref = resolve_task(store, *names)
-    if b is None:
-        b = ref.find(id2) if id2 else (ref.find(None) if a is not None or id1 else None)
-    if a is None and id1:
-        a = ref.find(id1)
-    if a is None or b is None:
+    if a is None and b is None and not id1 and not id2:
         runs = ref.runs()
-        if b is None:
-            if len(runs) < 2:
-                fail(f"{ref.path} has {len(runs)} readable run(s): compare needs two")
-            return runs[1], runs[0]
-        older = [r for r in runs if r.run_id != b.run_id and (r.started_at or "") <= (b.started_at or "")]
-        if not older:
-            fail(f"no run of {ref.path} before run {b.run_id}: give --run-id1")
-        a = older[0]
+        if len(runs) < 2:
+            fail(f"{ref.path} has {len(runs)} readable run(s): compare needs two")
+        return runs[1], runs[0]
+    if b is None:
+        b = ref.find(id2)  # None: the latest run
+    if a is None:
+        if id1:
+            a = ref.find(id1)
+        else:  # the run before B
+            before = [r for r in ref.runs() if r.run_id != b.run_id and str(r.started_at) <= str(b.started_at)]
+            if not before:
+                fail(f"no run of {ref.path} before run {b.run_id}: give --run-id1")
+            a = before[0]
     return a, b
 
 

@@ -98,6 +98,12 @@ class Backend(abc.ABC):
     def check(self, frame: Any, rules: Sequence[Rule]) -> list[Outcome]:
         """Check expectations on a frame; one outcome per rule."""
 
+    def check_and_fingerprint(self, frame: Any, rules: Sequence[Rule], *, hash_frame: bool) -> tuple[list[Outcome], Any]:
+        """Check ``rules`` and (when ``hash_frame``) fingerprint the frame; backends that
+        can do both in one scan override this."""
+        outcomes = self.check(frame, rules) if rules else []
+        return outcomes, (self.fingerprint(frame) if hash_frame else None)
+
     def input_hash_pass(self) -> str:
         """How an input's hash is taken on this backend."""
         return "materialised"

@@ -1,0 +1,187 @@
+"""The packaged jar: ``jar_path``, ``configure``, ``install`` and version checks.
+
+A jar built for another Spark or Scala line gives a message naming both
+versions and the fallback still gives the spec's digest; checked end to end in
+a separate driver process whose classpath holds a jar that says it is for
+Spark 3.5 / Scala 2.12 (a two-method stand-in compiled here with javac).
+
+Run as a script (``python test_spark_jar.py --mismatch-driver JAR``) this file is
+that driver.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pyspark
+import pytest
+
+FAKE_UBUNYE_JAVA = """package io.ubunye.spark;
+/** Stand-in for the plugin's entry object, as a jar built for Spark 3.5 / Scala 2.12 has it. */
+public final class Ubunye {
+  public static String buildInfoJson() {
+    return "{\\"version\\":\\"0.1.0\\",\\"spark\\":\\"3.5\\",\\"sparkFull\\":\\"3.5.7\\",\\"scala\\":\\"2.12\\"}";
+  }
+  public static String[] install(Object spark) {
+    throw new IllegalStateException("install must not be called on a mismatched jar");
+  }
+}
+"""
+
+
+def fake_metadata(tmp: Path, spark_line: str, scala: str) -> Path:
+    """A jars folder whose JSON says the packaged jar is for another Spark/Scala line."""
+    from ubunye.spark.jar import METADATA_NAME, jar_info
+
+    real = jar_info()
+    name = f"ubunye-spark_{spark_line}_{scala}-{real.version}.jar"
+    shutil.copy(real.path, tmp / name)
+    (tmp / METADATA_NAME).write_text(json.dumps(
+        {"jar": name, "version": real.version, "spark": spark_line, "scala": scala,
+         "extensions": real.extensions, "install": real.install}), encoding="utf-8")
+    return tmp
+
+
+def test_jar_path_is_the_built_jar_for_this_spark_line() -> None:
+    import ubunye.spark
+    from ubunye.spark.jar import jar_info, line_of
+
+    info = jar_info()
+    assert Path(ubunye.spark.jar_path()) == info.path and info.path.is_file()
+    assert info.path.name == f"ubunye-spark_{info.spark}_{info.scala}-{info.version}.jar"
+    assert line_of(info.spark) == line_of(pyspark.__version__)
+
+
+def test_configure_adds_jar_and_extension_and_keeps_the_others() -> None:
+    from pyspark.sql import SparkSession
+
+    import ubunye.spark
+    from ubunye.spark._compat import builder_options
+    from ubunye.spark.jar import jar_info
+
+    builder = SparkSession.builder.config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+    builder = builder.config("spark.jars", "/opt/other.jar")
+    ubunye.spark.configure(ubunye.spark.configure(builder))  # twice: no duplicates
+    options = builder_options(builder)
+    assert options["spark.jars"] == f"/opt/other.jar,{ubunye.spark.jar_path()}"
+    assert options["spark.sql.extensions"] == (
+        f"io.delta.sql.DeltaSparkSessionExtension,{jar_info().extensions}")
+
+
+def test_configure_leaves_out_a_jar_for_another_spark_line(tmp_path: Path) -> None:
+    from pyspark.sql import SparkSession
+
+    import ubunye.spark
+    from ubunye.spark._compat import builder_options
+    from ubunye.spark.jar import jar_info
+
+    fake = jar_info(fake_metadata(tmp_path, "3.5", "2.12"))
+    builder = SparkSession.builder.config("spark.app.name", "x")
+    with pytest.warns(ubunye.spark.JarMismatchWarning) as caught:
+        ubunye.spark.configure(builder, jar=fake)
+    message = str(caught[0].message)
+    assert "Spark 3.5 / Scala 2.12" in message and f"Spark {pyspark.__version__}" in message
+    assert "spark.jars" not in builder_options(builder)
+    assert "spark.sql.extensions" not in builder_options(builder)
+
+
+def test_missing_jar_says_how_to_build_it(tmp_path: Path) -> None:
+    from ubunye.spark.jar import JarNotFoundError, jar_info
+
+    with pytest.raises(JarNotFoundError, match="scripts/build-jar"):
+        jar_info(tmp_path)
+
+
+def test_session_has_the_jar_for_its_versions(spark: Any) -> None:
+    import ubunye.spark
+    from ubunye.spark.jar import loaded_jar, session_mismatch
+
+    loaded = loaded_jar(spark)
+    assert loaded is not None and (loaded.spark, loaded.scala) == ("4.1", "2.13")
+    assert session_mismatch(spark) is None
+    assert ubunye.spark.native_available(spark)
+    ubunye.spark.install(spark)  # idempotent on a session that has the functions already
+    assert ubunye.spark.native_available(spark)
+
+
+def test_install_refuses_a_jar_for_another_scala_line(spark: Any, tmp_path: Path) -> None:
+    import ubunye.spark
+    from ubunye.spark.jar import jar_info
+
+    fake = jar_info(fake_metadata(tmp_path, "4.1", "2.12"))
+    with pytest.raises(ubunye.spark.JarMismatchError) as caught:
+        ubunye.spark.install(spark, jar=fake)
+    message = str(caught.value)
+    assert "Spark 4.1 / Scala 2.12" in message
+    assert f"Spark {spark.version} / Scala {spark._jvm.scala.util.Properties.versionNumberString()}" in message
+
+
+def _fake_jar(tmp: Path) -> Path:
+    src = tmp / "src" / "io" / "ubunye" / "spark"
+    src.mkdir(parents=True)
+    (src / "Ubunye.java").write_text(FAKE_UBUNYE_JAVA, encoding="utf-8")
+    classes = tmp / "classes"
+    subprocess.run(["javac", "--release", "17", "-d", str(classes), str(src / "Ubunye.java")], check=True)
+    jar = tmp / "ubunye-spark_3.5_2.12-0.1.0.jar"
+    subprocess.run(["jar", "cf", str(jar), "-C", str(classes), "."], check=True)
+    return jar
+
+
+def test_a_jar_for_another_spark_line_names_both_versions_and_the_fallback_works(tmp_path: Path) -> None:
+    from ubunye.spark.testing import child_env
+
+    jar = _fake_jar(tmp_path)
+    done = subprocess.run(
+        [sys.executable, __file__, "--mismatch-driver", str(jar), str(tmp_path / "driver")],
+        capture_output=True, text=True, env=child_env(), timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    from ubunye.testing.fixtures import fixtures_dir, load_fixture
+
+    fx = load_fixture(fixtures_dir() / "reference_3rows.json")
+    assert "Spark 3.5 / Scala 2.12" in out["install_error"]
+    assert f"Spark {pyspark.__version__} / Scala 2.13" in out["install_error"]
+    assert out["install_error_type"] == "JarMismatchError"
+    assert out["warnings"] and "Spark 3.5 / Scala 2.12" in out["warnings"][0]
+    assert (out["engine"], out["data_hash"]) == ("spark-sql", fx.expect.data_hash)
+
+
+def _mismatch_driver(jar: str, workdir: str) -> None:
+    """A classic session with the stand-in jar on its classpath (no extension)."""
+    from pyspark.sql import SparkSession
+
+    import ubunye.spark
+    from ubunye.spark.testing import fixture_dataframe
+    from ubunye.testing.fixtures import fixtures_dir, load_fixture
+
+    spark = (
+        SparkSession.builder.master("local[1]").config("spark.jars", jar)
+        .config("spark.ui.enabled", "false").config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.warehouse.dir", f"{workdir}/warehouse").getOrCreate()
+    )
+    out: dict[str, Any] = {}
+    try:
+        ubunye.spark.install(spark)
+    except ubunye.spark.JarError as exc:
+        out["install_error"], out["install_error_type"] = str(exc), type(exc).__name__
+    fx = load_fixture(fixtures_dir() / "reference_3rows.json")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fp = ubunye.fingerprint(fixture_dataframe(spark, fx))
+    out["warnings"] = [str(w.message) for w in caught if issubclass(w.category, ubunye.spark.JarMismatchWarning)]
+    out["engine"], out["data_hash"] = fp.engine, fp.data_hash
+    spark.stop()
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "--mismatch-driver":
+        _mismatch_driver(sys.argv[2], sys.argv[3])
+    else:
+        raise SystemExit(f"usage: {sys.argv[0]} --mismatch-driver JAR WORKDIR")
