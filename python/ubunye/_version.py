@@ -1,11 +1,5 @@
-"""The package version, read from the installed distribution (source: the VERSION file)."""
-from __future__ import annotations
+"""The package version. The repository's ``VERSION`` file is the source;
+``tests/test_version.py`` fails when this constant drifts from it. A constant
+(not ``importlib.metadata``) keeps the CLI's cold start short."""
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("ubunye")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree
-    from pathlib import Path
-
-    __version__ = (Path(__file__).resolve().parents[2] / "VERSION").read_text().strip()
+__version__ = "0.1.0"
