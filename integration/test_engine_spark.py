@@ -15,7 +15,6 @@ import pytest
 
 from ubunye import run_task
 from ubunye.engine.backends.spark_backend import SparkBackend
-from ubunye.engine.config import IOSpec
 from ubunye.testing.backend_conformance import BackendConformance
 
 pytestmark = pytest.mark.spark
@@ -70,6 +69,9 @@ CONFIG:
     kept: {format: parquet, path: "{{ out }}/kept"}
     kept_json: {format: json, path: "{{ out }}/kept_json"}
   expectations:
+    people:
+      - {kind: unique, column: id}
+      - {kind: between, column: score, min: -1, severity: warn}
     kept:
       - {kind: not_null, column: id}
       - {kind: columns, columns: {id: int64, score: float64, attrs: "map<string,float64>"}}
@@ -127,7 +129,9 @@ def test_same_task_on_native_fallback_and_pandas_leaves_identical_hashes(engine_
     assert digests(records["fallback"]) == digests(native)
     assert digests(records["pandas"]) == digests(native)
     assert [d[1] for d in digests(native)] == [5, 4, 4]
-    assert native["expectations"] == records["pandas"]["expectations"]
+    assert native["expectations"] == records["pandas"]["expectations"] == records["fallback"]["expectations"]
+    assert [(e["output"], e["passed"]) for e in native["expectations"]][:2] == [("people", True), ("people", False)]
+    assert native["inputs"][0]["hash_engine"] == "spark-native"  # hashed in the scan that checked it
 
 
 DELTA_CONFIG = """
@@ -254,12 +258,14 @@ def test_ubunye_run_on_spark_exit_codes(engine_spark: Any, tmp_path: Path) -> No
     ok = CliRunner().invoke(cli, args)
     assert ok.exit_code == 0, ok.output
     assert ok.stdout.startswith("ok   proof/pkg/keep (")
-    make_task(tmp_path, "keep", PROOF_CONFIG.replace("column: id}", "column: id}\n      - {kind: row_count, max: 2}"),
-              PROOF_CODE)
+    config = PROOF_CONFIG.replace("{kind: not_null, column: id}", "{kind: not_null, column: id}\n      - {kind: row_count, max: 2}")
+    make_task(tmp_path, "keep", config, PROOF_CODE)
     failed = CliRunner().invoke(cli, args)
     assert failed.exit_code == 1
-    assert failed.stderr.strip() == ("FAIL proof/pkg/keep: expectations failed, nothing written: "
-                                     "kept: row_count (row_count) broken by 1 of 1 (4 rows)")
+    assert failed.stderr.splitlines() == [
+        "FAIL proof/pkg/keep: expectations failed, nothing written: kept: row_count (row_count) broken by 1 of 1 (4 rows)",
+        "warn proof/pkg/keep: people: score_between (between) broken by 1 of 5",
+    ]
 
 
 def test_spark_connect_without_plugin_falls_back_with_same_hashes(connect_plain: Any, tmp_path: Path) -> None:

@@ -91,3 +91,14 @@ def test_record_that_cannot_be_written_exits_1_naming_the_path(usecase: Path) ->
     code, _, err = run(*base(usecase), "-t", "clean", "--lineage", "--lineage-dir", "blocked")
     assert code == 1
     assert "could not write run record" in err and str(usecase / "blocked") in err
+
+
+def test_backend_from_config_and_all_by_name_without_pipeline_yaml(usecase: Path) -> None:
+    for name, config, code in (("clean", CLEAN_CONFIG, CLEAN_CODE), ("summary", SUMMARY_CONFIG, SUMMARY_CODE)):
+        make_task(usecase, name, "ENGINE: {backend: pandas}\n" + config, code)
+    result = CliRunner().invoke(cli, ["run", "-d", str(usecase), "-u", "shop", "-p", "orders", "--all", "-dt", "x",
+                                      "--lineage"])
+    assert result.exit_code == 0, result.stderr
+    assert [line.split()[1] for line in result.stdout.splitlines()] == ["shop/orders/clean", "shop/orders/summary"]
+    rec = json.loads(next((usecase / ".ubunye/lineage/shop/orders/clean").glob("*.json")).read_text())
+    assert rec["backend"] == "pandas"

@@ -171,3 +171,23 @@ def test_unreadable_paths(tmp_path: Path, make: str) -> None:
     with pytest.raises(UnreadablePath) as info:
         read_table(path)
     assert str(path) in str(info.value) and "\n" not in str(info.value)
+
+
+def test_write_json_lines_round_trip_keeps_digits(tmp_path: Path) -> None:
+    table = pa.table({
+        "d": pa.array([Decimal("12345678901234567.5"), None], pa.decimal128(20, 1)),
+        "s": ["é\n\"", None],
+        "o": pa.array([{"a": 1, "b": None}, None], pa.struct([("a", pa.int64()), ("b", pa.string())])),
+        "l": pa.array([[1, 2], []], pa.list_(pa.int64())),
+    })
+    path = write_table(table, tmp_path / "t.json")
+    assert path.read_text(encoding="utf-8").splitlines()[0] == (
+        '{"d":12345678901234567.5,"s":"é\\n\\"","o":{"a":1},"l":[1,2]}')
+    back = read_arrow(path)
+    assert canonical_lines(back) == [
+        '{"d":1.2345678901234568E16,"l":[1,2],"o":{"a":1},"s":"é\\n\\""}', '{"l":[]}']
+
+
+def test_write_csv_refuses_binary_and_nested(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="'b'"):
+        write_table(pa.table({"b": [b"x"]}), tmp_path / "t.csv")

@@ -128,6 +128,7 @@ def test_lane_sums_add_modulo_2_64() -> None:
     whole = lane_sums([table])
     parts = lane_sums([table.slice(0, 1)]) + lane_sums([table.slice(1)])
     assert whole == parts
+    assert lane_sums(table) == lane_sums(table.to_reader()) == lane_sums(table.to_batches()[0]) == whole
 
 
 class Port:
@@ -241,3 +242,9 @@ def test_polars_lazy_frame_is_collected_first() -> None:
     pl = pytest.importorskip("polars")
     df = pl.DataFrame({"a": [1, 2], "s": ["x", "y"]})
     assert fingerprint(df.lazy()).data_hash == fingerprint(df).data_hash
+
+
+def test_pandas_column_arrow_cannot_read_fails_honestly() -> None:
+    fp = fingerprint(pd.DataFrame({"mixed": pd.Series(["a", 1], dtype=object)}))
+    assert fp.data_hash is None and fp.row_count is None
+    assert fp.error is not None and "\n" not in fp.error and "mixed" in fp.error

@@ -83,6 +83,7 @@ class TaskExecution:
         self.variables = dict(variables or {})
         self.mode = mode
         self.config: TaskConfig = load_config(self.task_dir, mode=mode, dt=dt, dtf=dtf, variables=self.variables)
+        self.task: Task = load_task(self.task_dir)  # before a backend (and maybe a JVM) starts
         name = backend or self.config.engine.backend or "spark"
         if backend_obj is not None:
             self.backend = backend_obj
@@ -96,7 +97,6 @@ class TaskExecution:
             )
         for spec in [*self.config.inputs.values(), *self.config.outputs.values()]:
             self.backend.check_spec(spec)
-        self.task: Task = load_task(self.task_dir)
         self.run_vars: dict[str, Any] = {**self.variables, "mode": mode}
         if dt is not None:
             self.run_vars["dt"] = dt
@@ -303,6 +303,8 @@ class TaskExecution:
 
         with self.timings.write(spec.format, name):
             done = self.backend.write(frame, spec, hash_output=self.lineage)
+        if done.hash_pass == "second-pass" and done.hash_seconds:
+            self.timings.exclude(done.hash_seconds)  # the writer's time, not the second pass's
         if not done.written:
             step = _unhashed(spec)
             step.hash_error = "not written: mode ignore found data already there"

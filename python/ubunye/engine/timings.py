@@ -32,5 +32,11 @@ class Timings:
     def write(self, fmt: str, name: str) -> Any:
         return self.measure(f"Writer:{fmt}", output=name)
 
+    def exclude(self, seconds: float) -> None:
+        """Take ``seconds`` (spent hashing inside the last step) out of the last entry."""
+        if self.entries and seconds > 0:
+            last = self.entries[-1]
+            last["seconds"] = round(max(0.0, last["seconds"] - seconds), 6)
+
     def as_list(self) -> list[dict[str, Any]]:
         return [dict(e) for e in self.entries]

@@ -83,6 +83,8 @@ def canonical_lines(batch: "pa.RecordBatch") -> list[str]:
 def _record_batches(batches: Iterable[Union["pa.RecordBatch", "pa.Table"]]) -> Iterator["pa.RecordBatch"]:
     import pyarrow as pa
 
+    if isinstance(batches, (pa.Table, pa.RecordBatch)):  # one table or batch given on its own
+        batches = [batches]
     for item in batches:
         if isinstance(item, pa.Table):
             yield from item.to_batches(max_chunksize=CHUNK_ROWS)

@@ -92,12 +92,12 @@ def _failed(schema_hash: Optional[str], engine: str, exc: BaseException) -> Fing
 def _fingerprint_arrow(frame: Any, engine: str) -> Fingerprint:
     from ubunye.hashing.arrow_types import arrow_schema_kinds
     from ubunye.hashing.digest import data_hash, schema_hash
-    from ubunye.hashing.frames import to_arrow_source
+    from ubunye.hashing.frames import UnsupportedFrame, to_arrow_source
 
     try:
         source = to_arrow_source(frame)
         kinds = [(n, k.text) for n, k in arrow_schema_kinds(source.schema)]
-    except TypeError:
+    except UnsupportedFrame:
         raise
     except Exception as exc:  # unreadable rows or a schema with no canonical form
         return _failed(None, engine, exc)

@@ -20,6 +20,10 @@ if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
 
 
+class UnsupportedFrame(TypeError):
+    """An object that is not a frame this package can hash."""
+
+
 class ArrowSource:
     """An Arrow schema plus a one-shot iterator of its record batches."""
 
@@ -73,7 +77,7 @@ def to_arrow_source(frame: Any, batch_rows: int = 65_536) -> ArrowSource:
         return ArrowSource(frame.schema, iter([frame]))
     if isinstance(frame, pa.RecordBatchReader):
         return ArrowSource(frame.schema, iter(frame))
-    raise TypeError(f"cannot hash a {type(frame).__module__}.{type(frame).__name__} through Arrow")
+    raise UnsupportedFrame(f"cannot hash a {type(frame).__module__}.{type(frame).__name__} through Arrow")
 
 
 def _duckdb_reader(relation: Any, batch_rows: int) -> "pa.RecordBatchReader":

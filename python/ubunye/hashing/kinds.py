@@ -59,14 +59,17 @@ class Kind:
 
 
 def scalar(tag: str) -> Kind:
+    """A scalar kind such as ``int64`` or ``string``."""
     return Kind(tag)
 
 
 def decimal(precision: int, scale: int) -> Kind:
+    """``decimal(p,s)``."""
     return Kind("decimal", precision=precision, scale=scale)
 
 
 def list_of(element: Kind) -> Kind:
+    """``list<element>``."""
     return Kind("list", (element,))
 
 

@@ -115,6 +115,7 @@ def parse_timestamp(v: str) -> Optional[dt.datetime]:
 
 
 def parse_date(v: str) -> Optional[dt.date]:
+    """A date from ``yyyy-MM-dd`` text, or None."""
     m = _DATE.match(v)
     if not m:
         return None
@@ -158,6 +159,7 @@ def merge(a: Optional[str], b: str) -> str:
 
 
 def infer_types(records: Iterable[list[Optional[str]]], width: int) -> list[str]:
+    """The inferred type of each of ``width`` columns over all records (string when all null)."""
     types: list[Optional[str]] = [None] * width
     for fields in records:
         for i in range(min(width, len(fields))):
@@ -184,6 +186,7 @@ def _convert(t: str) -> Callable[[str], Any]:
 
 
 def arrow_type(t: str, values: list[Any]) -> "pa.DataType":
+    """The Arrow type of an inferred CSV type (decimals sized to their widest value)."""
     import pyarrow as pa
 
     if t == DECIMAL:

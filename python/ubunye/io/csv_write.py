@@ -32,8 +32,8 @@ def write_csv(table: "pa.Table", path: Path) -> None:
     import pyarrow as pa
 
     for field in table.schema:
-        if pa.types.is_nested(field.type):
-            raise ValueError(f"column {field.name!r} of type {field.type}: CSV holds no nested values")
+        if pa.types.is_nested(field.type) or pa.types.is_binary(field.type) or pa.types.is_large_binary(field.type):
+            raise ValueError(f"column {field.name!r} of type {field.type}: CSV cannot hold it (as in Spark)")
     with open(path, "w", encoding="utf-8", newline="") as handle:
         handle.write(",".join(_cell(n) for n in table.schema.names) + "\n")
         for row in table.to_pylist():

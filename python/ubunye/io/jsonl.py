@@ -41,6 +41,7 @@ def _text(v: _Num) -> str:
 
 
 def infer(v: Any) -> SparkType:
+    """The Spark type of one parsed JSON value."""
     if v is None:
         return None
     if isinstance(v, bool):
@@ -88,6 +89,7 @@ def merge(a: SparkType, b: SparkType) -> SparkType:
 
 
 def to_arrow_type(t: SparkType) -> "pa.DataType":
+    """The Arrow type of an inferred Spark JSON type (struct fields sorted by name)."""
     import pyarrow as pa
 
     if t is None or t == "string":
@@ -162,28 +164,52 @@ def read_jsonl(paths: list[Path]) -> "pa.Table":
     return pa.Table.from_arrays(arrays, names=names)
 
 
-def write_jsonl(table: "pa.Table", path: Path) -> None:
-    """Write one JSON object per row, null members left out (as Spark writes JSON)."""
+def json_value(v: Any) -> str:
+    """Compact JSON text of a Python value as Spark's JSON writer lays it out.
+
+    Null struct fields are left out; decimals keep every digit; NaN and the
+    infinities are the strings ``"NaN"``, ``"Infinity"``, ``"-Infinity"``;
+    dates are ``yyyy-MM-dd``, timestamps ISO 8601 in UTC; binary is Base64.
+    """
     import base64
     import datetime as dt
+    import math
 
-    def plain(v: Any) -> Any:
-        if isinstance(v, dict):
-            return {k: plain(x) for k, x in v.items() if x is not None}
-        if isinstance(v, list):
-            return [plain(x) for x in v]
-        if isinstance(v, dt.datetime):
-            return v.isoformat()
-        if isinstance(v, dt.date):
-            return v.isoformat()
-        if isinstance(v, bytes):
-            return base64.b64encode(v).decode("ascii")
-        if isinstance(v, Decimal):
-            return float(v)
-        return v
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if math.isnan(v) or math.isinf(v):
+            return json.dumps("NaN" if math.isnan(v) else ("Infinity" if v > 0 else "-Infinity"))
+        return repr(v)
+    if isinstance(v, Decimal):
+        return str(v)
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, bytes):
+        return json.dumps(base64.b64encode(v).decode("ascii"))
+    if isinstance(v, dt.datetime):
+        if v.tzinfo is not None:
+            return json.dumps(v.astimezone(dt.timezone.utc).replace(tzinfo=None).isoformat() + "Z")
+        return json.dumps(v.isoformat())
+    if isinstance(v, dt.date):
+        return json.dumps(v.isoformat())
+    if isinstance(v, dict):
+        return "{" + ",".join(
+            json.dumps(str(k), ensure_ascii=False) + ":" + json_value(x) for k, x in v.items() if x is not None
+        ) + "}"
+    if isinstance(v, (list, tuple)):
+        if v and all(isinstance(e, tuple) and len(e) == 2 for e in v):  # a map's (key, value) pairs
+            return "{" + ",".join(json.dumps(str(k), ensure_ascii=False) + ":" + json_value(x) for k, x in v) + "}"
+        return "[" + ",".join(json_value(e) for e in v) + "]"
+    raise ValueError(f"cannot write {type(v).__name__} value {v!r} as JSON")
 
+
+def write_jsonl(table: "pa.Table", path: Path) -> None:
+    """Write one JSON object per row, null members left out (as Spark writes JSON)."""
     with open(path, "w", encoding="utf-8") as handle:
         for row in table.to_pylist():
-            handle.write(json.dumps(plain(row), ensure_ascii=False, separators=(",", ":")) + "\n")
-
-
+            handle.write(json_value(row) + "\n")

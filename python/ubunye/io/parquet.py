@@ -60,6 +60,7 @@ def _mark_instants(table: "pa.Table", instants: set[str]) -> "pa.Table":
 
 
 def write_parquet(table: "pa.Table", path: Path) -> None:
+    """Write one parquet file."""
     import pyarrow.parquet as pq
 
     pq.write_table(table, path)

@@ -36,8 +36,10 @@ object functions {
   def ubunye_row_line(colName: String, colNames: String*): Column =
     ubunye_row_line((colName +: colNames).map(col): _*)
 
+  // Spark's own `struct(...)` names the fields after the columns on every Spark line
+  // (building CreateStruct from Spark 4 column nodes would name them col1, col2, ...).
   private def struct(cols: Seq[Column]): Expression =
-    UbunyeFunctionRegistry.columnsStruct(cols.map(ColumnShim.expression))
+    ColumnShim.expression(org.apache.spark.sql.functions.struct(cols: _*))
 
   private def aggregate(make: Expression => org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction,
       cols: Seq[Column]): Column =

@@ -4,7 +4,7 @@ import io.ubunye.spark.rowsv1.{Kinds, RowsV1Kernel, RowsV1Plan}
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
-import org.apache.spark.sql.catalyst.expressions.{Expression, UnaryExpression}
+import org.apache.spark.sql.catalyst.expressions.{CreateNamedStruct, Expression, UnaryExpression}
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, CodeGenerator, ExprCode, FalseLiteral}
 import org.apache.spark.sql.catalyst.expressions.codegen.Block._
 import org.apache.spark.sql.types._
@@ -37,12 +37,47 @@ case class RowsV1Lanes(child: Expression) extends UnaryExpression {
     val kernelClass = classOf[RowsV1Kernel].getName
     val planRef = ctx.addReferenceObj("rowsV1Plan", plan, classOf[RowsV1Plan].getName)
     val kernelVar = ctx.addMutableState(kernelClass, "rowsV1Kernel", v => s"$v = $planRef.newKernel();")
-    val c = child.genCode(ctx)
+    val hash = child match {
+      case s: CreateNamedStruct => memberByMember(ctx, kernelVar, s)
+      case _ =>
+        val c = child.genCode(ctx)
+        s"""${c.code}
+           |$kernelVar.hashRow(${c.isNull} ? null : ${c.value});""".stripMargin
+    }
     ev.copy(code = code"""
-      ${c.code}
-      $kernelVar.hashRow(${c.isNull} ? null : ${c.value});
+      $hash
       ${CodeGenerator.javaType(dataType)} ${ev.value} = $kernelVar.lanes();
       """, isNull = FalseLiteral)
+  }
+
+  /** The columns of the struct written straight from their generated values, in the
+    * kernel's field order: no struct row, no boxing of primitives.
+    */
+  private def memberByMember(ctx: CodegenContext, k: String, s: CreateNamedStruct): String = {
+    val order = plan.newKernel().fieldOrder
+    val members = order.toSeq.map { f =>
+      val e = s.valExprs(f)
+      val v = e.genCode(ctx)
+      val put = e.dataType match {
+        case BooleanType => s"$k.putBoolean(${v.value});"
+        case ByteType | ShortType | IntegerType => s"$k.putInt(${v.value});"
+        case LongType => s"$k.putLong(${v.value});"
+        case DoubleType => s"$k.putDouble(${v.value});"
+        case FloatType => s"$k.putFloat(${v.value});"
+        case _: StringType => s"$k.putString(${v.value});"
+        case BinaryType => s"$k.putBinary(${v.value});"
+        case DateType => s"$k.putDate(${v.value});"
+        case TimestampType => s"$k.putTimestamp(${v.value});"
+        case TimestampNTZType => s"$k.putTimestampNtz(${v.value});"
+        case _ => s"$k.putValue($f, ${v.value});"
+      }
+      s"""${v.code}
+         |if (!${v.isNull}) { $k.member($f); $put }""".stripMargin
+    }
+    val body = ctx.splitExpressionsWithCurrentInputs(members, funcName = "rowsV1Members")
+    s"""$k.begin();
+       |$body
+       |$k.end();""".stripMargin
   }
 
   override def prettyName: String = "ubunye_rows_v1_lanes"

@@ -31,9 +31,13 @@ final class LineBuffer(initialCapacity: Int = 512) {
 
   /** Raw bytes (already canonical). */
   def put(src: Array[Byte]): Unit = {
-    ensure(src.length)
-    System.arraycopy(src, 0, bytes, pos, src.length)
-    pos += src.length
+    val n = src.length
+    ensure(n)
+    if (n <= 16) { // short member prefixes and constants: a loop beats arraycopy's call
+      var i = 0
+      while (i < n) { bytes(pos + i) = src(i); i += 1 }
+    } else System.arraycopy(src, 0, bytes, pos, n)
+    pos += n
   }
 
   def putInt(v: Int): Unit = putLong(v.toLong)
@@ -160,10 +164,8 @@ final class LineBuffer(initialCapacity: Int = 512) {
     put2(bytes, p + 1, (secs / 3600).toInt); bytes(p + 3) = ':'
     put2(bytes, p + 4, ((secs / 60) % 60).toInt); bytes(p + 6) = ':'
     put2(bytes, p + 7, (secs % 60).toInt); bytes(p + 9) = '.'
-    p += 10
-    var d = 100000
-    while (d > 0) { bytes(p) = ('0' + (frac / d) % 10).toByte; p += 1; d /= 10 }
-    pos = p
+    put2(bytes, p + 10, frac / 10000); put2(bytes, p + 12, (frac / 100) % 100); put2(bytes, p + 14, frac % 100)
+    pos = p + 16
   }
 
   /** `BigDecimal.toString` of a Spark decimal at its scale, unquoted. */

@@ -3,8 +3,9 @@ package io.ubunye.spark.rowsv1
 import java.security.MessageDigest
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.SpecificInternalRow
-import org.apache.spark.sql.types.{LongType, StructType}
+import org.apache.spark.sql.catalyst.expressions.{GenericInternalRow, SpecificInternalRow}
+import org.apache.spark.sql.types.{Decimal, LongType, StructType}
+import org.apache.spark.unsafe.types.UTF8String
 
 /** The per-row work of rows-v1 (spec section 1 and 2), shaped like Spark's
   * `XxHash64Function`: interpreted `eval`/`update` and generated code call the same
@@ -39,6 +40,30 @@ final class RowsV1Kernel private[rowsv1] (schema: StructType) {
   /** Both lanes of the last row hashed, as a (reused) row `(a, b)`. */
   val lanes: SpecificInternalRow = new SpecificInternalRow(Seq(LongType, LongType))
 
+  /** The order top-level fields are written in (code point order of the names). */
+  def fieldOrder: Array[Int] = top.fieldOrder
+
+  // Member by member, for generated code that has the column values at hand:
+  // begin(); then for each non-null column in fieldOrder: member(f); put...(value); then end().
+  private var first = true
+  private val holder = new GenericInternalRow(1)
+
+  def begin(): Unit = { line.reset(); line.put('{'); first = true }
+  def member(f: Int): Unit = { if (!first) line.put(','); first = false; line.put(top.prefix(f)) }
+  def putBoolean(v: Boolean): Unit = BooleanWriter.put(line, v)
+  def putInt(v: Int): Unit = line.putInt(v)
+  def putLong(v: Long): Unit = line.putLong(v)
+  def putDouble(v: Double): Unit = DoubleWriter.put(line, v, quoted = false)
+  def putFloat(v: Float): Unit = FloatWriter.put(line, v, quoted = false)
+  def putString(v: UTF8String): Unit = line.putQuoted(v)
+  def putBinary(v: Array[Byte]): Unit = line.putBase64(v)
+  def putDate(days: Int): Unit = { line.put('"'); line.putDate(days); line.put('"') }
+  def putTimestamp(micros: Long): Unit = { line.put('"'); line.putTimestamp(micros); line.put('Z'); line.put('"') }
+  def putTimestampNtz(micros: Long): Unit = { line.put('"'); line.putTimestamp(micros); line.put('"') }
+  /** Any other value of column `f` (decimals, nested values, UDTs) through its node. */
+  def putValue(f: Int, v: AnyRef): Unit = { holder.update(0, v); top.writer(f).write(line, holder, 0) }
+  def end(): Unit = { line.put('}'); digestLine() }
+
   /** Writes the canonical line of `row` (null: a row of nulls) into the kernel's buffer. */
   def writeLine(row: InternalRow): LineBuffer = {
     line.reset()
@@ -49,6 +74,10 @@ final class RowsV1Kernel private[rowsv1] (schema: StructType) {
   /** Hashes the canonical line of `row`; the lanes are then in [[laneA]] and [[laneB]]. */
   def hashRow(row: InternalRow): Unit = {
     writeLine(row)
+    digestLine()
+  }
+
+  private def digestLine(): Unit = {
     sha.update(line.bytes, 0, line.pos)
     sha.digest(digest, 0, 32)
     laneA = RowsV1Kernel.bigEndianLong(digest, 0)

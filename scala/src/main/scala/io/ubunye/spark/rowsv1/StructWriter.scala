@@ -15,6 +15,15 @@ final class StructWriter private (
 
   private val numFields = writers.length
 
+  /** `"name":` of field `f`. */
+  def prefix(f: Int): Array[Byte] = prefixes(f)
+
+  /** The node of field `f`. */
+  def writer(f: Int): ValueWriter = writers(f)
+
+  /** The order the fields are written in. */
+  def fieldOrder: Array[Int] = order.clone()
+
   def write(out: LineBuffer, src: SpecializedGetters, i: Int): Unit =
     writeRow(out, src.getStruct(i, numFields))
 

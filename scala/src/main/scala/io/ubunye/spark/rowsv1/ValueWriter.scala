@@ -61,8 +61,10 @@ object ValueWriter {
 }
 
 object BooleanWriter extends ValueWriter {
-  def write(out: LineBuffer, src: SpecializedGetters, i: Int): Unit =
-    out.putAscii(if (src.getBoolean(i)) "true" else "false")
+  private val True = "true".getBytes(UTF_8)
+  private val False = "false".getBytes(UTF_8)
+  def write(out: LineBuffer, src: SpecializedGetters, i: Int): Unit = put(out, src.getBoolean(i))
+  def put(out: LineBuffer, v: Boolean): Unit = out.put(if (v) True else False)
 }
 
 object ByteWriter extends ValueWriter {

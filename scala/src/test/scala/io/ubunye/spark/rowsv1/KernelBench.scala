@@ -30,6 +30,14 @@ object KernelBench {
     }
     println(s"line: ${new String(kernel.lineBytes(rows(5)), "UTF-8")} (${kernel.lineBytes(rows(5)).length} bytes)")
     run("line only", r => kernel.writeLine(r))
+    schema.fields.indices.foreach { c =>
+      val one = RowsV1Plan(StructType(Seq(schema.fields(c)))).newKernel()
+      val cut = rows.map(r => InternalRow(r.get(c, schema.fields(c).dataType)))
+      val t0 = System.nanoTime()
+      var i = 0
+      while (i < n) { one.writeLine(cut(i & 4095)); i += 1 }
+      println(f"  only ${schema.fields(c).name}%-4s ${(System.nanoTime() - t0).toDouble / n}%.0f ns/row")
+    }
     run("line + sha", r => kernel.hashRow(r))
     val sha = java.security.MessageDigest.getInstance("SHA-256")
     val line = kernel.lineBytes(rows(5))
