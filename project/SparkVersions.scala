@@ -5,7 +5,8 @@ import sbt._
   * @param short         the Spark line as it appears in artifact names ("4.1")
   * @param full          the Spark release compiled against (spark-sql, `provided`)
   * @param scalaVersions Scala releases for this line; the first is the default
-  * @param release       the JVM release the classes target (`-release`)
+  * @param release       the JVM release the classes target (`-release`); at least 11,
+  *                      as the float text needs `Math.multiplyHigh` (so no Java 8)
   * @param shimDirs      folders under `scala/src/main/` (and `scala/src/test/`) added
   *                      for this line only: the few objects whose bodies differ
   *                      between Spark lines, under the same name and signature
@@ -32,7 +33,7 @@ case class SparkVersionSpec(
 object SparkVersions {
   val all: Seq[SparkVersionSpec] = Seq(
     SparkVersionSpec("4.1", "4.1.1", Seq("2.13.17"), "17", Seq("scala-spark-4")),
-    SparkVersionSpec("3.5", "3.5.7", Seq("2.12.18", "2.13.8"), "8", Seq("scala-spark-3.5"))
+    SparkVersionSpec("3.5", "3.5.7", Seq("2.12.18", "2.13.8"), "11", Seq("scala-spark-3.5"))
   )
 
   val default: SparkVersionSpec = all.head

@@ -88,7 +88,8 @@ def hash_command(path: Path, fmt: Optional[str], engine: str, as_json: bool) -> 
     try:
         fp = resolve_engine(engine)(path, fmt)
     except (UnreadablePath, OSError, ValueError) as exc:
-        _fail(str(exc), 2)
+        message = str(exc)
+        _fail(message if str(path) in message else f"{path}: {message}", 2)
         return
     if as_json:
         out = {"path": str(path), "format": fmt, **fp.to_dict()}
