@@ -285,3 +285,41 @@ def test_spark_connect_without_plugin_falls_back_with_same_hashes(connect_plain:
     for side in ("inputs", "outputs"):
         assert [(s["row_count"], s["schema_hash"], s["data_hash"]) for s in rec_c[side]] == \
                [(s["row_count"], s["schema_hash"], s["data_hash"]) for s in rec_p[side]]
+
+
+SAME_PASS_CONFIG = """
+CONFIG:
+  inputs:
+    full: {format: parquet, path: "{{ data }}/people.parquet"}
+    part: {format: parquet, path: "{{ data }}/people.parquet"}
+    unused: {format: parquet, path: "{{ data }}/people.parquet"}
+  outputs:
+    a: {format: parquet, path: "{{ out }}/a"}
+    b: {format: parquet, path: "{{ out }}/b"}
+"""
+SAME_PASS_CODE = """
+from ubunye import Task
+
+
+class Split(Task):
+    def transform(self, sources):
+        return {"a": sources["full"].where("id > 1"), "b": sources["part"].limit(2)}
+"""
+
+
+def test_inputs_hashed_by_the_write_only_when_it_read_every_row(engine_spark: Any, tmp_path: Path) -> None:
+    from ubunye.spark import fingerprint_spark
+
+    (tmp_path / "data").mkdir()
+    pq.write_table(people_table(), tmp_path / "data" / "people.parquet")
+    task = make_task(tmp_path, "split", SAME_PASS_CONFIG, SAME_PASS_CODE)
+    result = run_task(task, spark=engine_spark, lineage=True,
+                      variables={"data": str(tmp_path / "data"), "out": str(tmp_path / "out")})
+    rec = only_record(tmp_path / "uc/.ubunye/lineage/proof/pkg/split", result.run_id)
+    expected = fingerprint_spark(engine_spark.read.parquet(str(tmp_path / "data" / "people.parquet")))
+    steps = {s["name"]: s for s in rec["inputs"]}
+    assert {n: s["hash_pass"] for n, s in steps.items()} == {
+        "full": "same-pass", "part": "second-pass", "unused": "second-pass"}
+    for step in steps.values():
+        assert (step["row_count"], step["data_hash"]) == (5, expected.data_hash)
+    assert {s["name"]: s["row_count"] for s in rec["outputs"]} == {"a": 4, "b": 2}

@@ -100,3 +100,14 @@ def test_sql_text_form_with_star(spark: Any) -> None:
         spark.catalog.dropTempView("ubunye_reference_3rows")
     assert row["h"] == fx.expect.data_hash
     assert row["s"]["rows"] == 3
+
+
+def test_columns_whose_names_differ_only_in_case(spark: Any) -> None:
+    """Spark resolves names case-insensitively; the engines never look columns up by name."""
+    df = spark.createDataFrame([(1, "x", 2.5), (None, "y", None)], "a INT, A STRING, `a.b` DOUBLE")
+    frame = pd.DataFrame({"a": pd.array([1, None], "Int32"), "A": ["x", "y"], "a.b": [2.5, None]})
+    expected = ubunye.fingerprint(frame)
+    assert expected.ok and expected.row_count == 2
+    for engine in ENGINES:
+        fp = fingerprint_spark(df, engine=engine)
+        assert (fp.error, fp.data_hash) == (None, expected.data_hash), engine

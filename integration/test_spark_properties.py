@@ -120,7 +120,7 @@ def kinds(draw: Callable[..., Any], depth: int = 2) -> tuple[K.Kind, str, st.Sea
 @st.composite
 def tables(draw: Callable[..., Any]) -> tuple[list[tuple[str, K.Kind, str]], list[tuple[Any, ...]]]:
     names = draw(st.lists(st.text(NAME_CHARS, min_size=1, max_size=6), min_size=1, max_size=5,
-                          unique_by=str.lower))
+                          unique=True))
     columns = [(n, *draw(kinds())) for n in names]
     n_rows = draw(st.integers(0, 40))
     rows = [tuple(draw(c[3]) for c in columns) for _ in range(n_rows)]

@@ -27,7 +27,9 @@ def evaluate_spark_with(df: Any, rules: Sequence[Rule], extra: Sequence[Any] = (
     the engine passes the rows-v1 sums aggregate here to hash an input in the
     scan that checks it.
     """
-    from pyspark.sql import functions as F
+    from ubunye.spark._compat import functions_for
+
+    F = functions_for(df)  # classic or Connect functions, by the frame's own kind
 
     columns = list(df.columns)
     floats = {f.name for f in df.schema.fields if f.dataType.typeName() in ("double", "float")}

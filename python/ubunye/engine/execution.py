@@ -115,6 +115,7 @@ class TaskExecution:
         self.sources: dict[str, Any] = {}
         self.outputs: dict[str, Any] = {}
         self.input_events: dict[str, Any] = {}
+        self._deferred: dict[str, tuple[IOSpec, Any, Any]] = {}  # inputs hashed while the run reads them
         self.output_events: dict[str, Any] = {}
         self.recorder: Any = None
         self.context: Any = None
@@ -161,6 +162,7 @@ class TaskExecution:
         self.result.timings = self.timings.as_list()
         if self.recorder is None:
             return self.result
+        self._resolve_deferred()
         inputs = [self.input_events.get(n) or _unhashed(s) for n, s in self.config.inputs.items()]
         outputs = [self.output_events.get(n) or _unhashed(s) for n, s in self.config.outputs.items()]
         from ubunye.lineage.masking import mask_location, secret_values
@@ -233,6 +235,29 @@ class TaskExecution:
         self.check_outputs()
         for name, spec in self.config.outputs.items():
             self._write_one(name, spec, self.outputs[name])
+        self._resolve_deferred()
+
+    def _resolve_deferred(self) -> None:
+        """Hash the inputs left to the run's own queries: kept when they saw every row,
+        else hashed in a pass of their own. Never raises (a failed hash is recorded)."""
+        while self._deferred:
+            name, (spec, frame, handle) = self._deferred.popitem()
+            event = self.input_events[name]
+            started = time.perf_counter()
+            try:
+                fp = self.backend.observed_input(spec, frame, handle, event.delta_version)
+            except Exception:  # noqa: BLE001 - fall back to a pass of its own
+                fp = None
+            if fp is not None:
+                event.hash_pass = "same-pass"
+            else:
+                try:
+                    fp = self.backend.fingerprint(frame)
+                except Exception as exc:  # noqa: BLE001
+                    fp = _failed_fingerprint(exc)
+                event.hash_pass = self.backend.input_hash_pass()
+            event.fingerprint = fp
+            event.hash_seconds = time.perf_counter() - started
 
     # --- internals ---------------------------------------------------------
     def _check(self, name: str, side: str, frame: Any, raise_now: bool = True) -> list[str]:
@@ -282,6 +307,12 @@ class TaskExecution:
         want_hash = self.lineage and self.hash_inputs
         if not rules and not want_hash:
             return
+        if want_hash and not rules:  # no scan of its own needed: try hashing it while the run reads it
+            observed, handle = self.backend.observe_input(frame, spec.name)
+            if handle is not None:
+                self.sources[spec.name] = observed
+                self._deferred[spec.name] = (spec, frame, handle)
+                return
         started = time.perf_counter()
         try:
             outcomes, fp = self.backend.check_and_fingerprint(frame, rules, hash_frame=want_hash)

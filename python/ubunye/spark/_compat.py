@@ -111,16 +111,6 @@ def functions_for(obj: Any) -> Any:
     return classic_functions
 
 
-def col(obj: Any, name: str) -> Any:
-    """A Column for top-level column ``name`` (taken literally) of ``obj``'s kind of session."""
-    return functions_for(obj).col(quoted(name))
-
-
 def call_function(obj: Any, name: str, *cols: Any) -> Any:
     """``call_function(name, *cols)`` for ``obj``'s kind of session (classic or Connect)."""
     return functions_for(obj).call_function(name, *cols)
-
-
-def quoted(name: str) -> str:
-    """A column name quoted for ``col()`` so dots, spaces and backticks are literal."""
-    return "`" + name.replace("`", "``") + "`"

@@ -27,8 +27,13 @@ def native_available(spark: Any) -> bool:
 
 
 def column_args(df: Any) -> list[Any]:
-    """Every top-level column of ``df`` as a Column, names quoted literally."""
-    return [_compat.col(df, name) for name in df.columns]
+    """Every top-level column of ``df``, as one ``*``.
+
+    The star expands to the columns themselves, so names that differ only in
+    case, or hold dots or backticks, reach the aggregate unchanged and never
+    need resolving by name.
+    """
+    return [_compat.functions_for(df).col("*")]
 
 
 def rows_v1_sums_column(df: Any) -> Any:

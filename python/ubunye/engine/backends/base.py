@@ -104,6 +104,16 @@ class Backend(abc.ABC):
         outcomes = self.check(frame, rules) if rules else []
         return outcomes, (self.fingerprint(frame) if hash_frame else None)
 
+    def observe_input(self, frame: Any, name: str) -> tuple[Any, Any]:
+        """A frame that hashes itself while the run's own queries read it, and a handle
+        for :meth:`observed_input`; ``(frame, None)`` when the backend cannot."""
+        return frame, None
+
+    def observed_input(self, spec: IOSpec, frame: Any, handle: Any, delta_version: Optional[int]) -> Any:
+        """The input's fingerprint observed during the run, if it provably covers every
+        row of the input (else None: hash it in a pass of its own)."""
+        return None
+
     def input_hash_pass(self) -> str:
         """How an input's hash is taken on this backend."""
         return "materialised"

@@ -7,11 +7,18 @@ attached with ``DataFrame.observe`` and read back from the
 (no native functions, e.g. Spark Connect or a forced ``spark-sql`` engine, a
 hash that cannot be built, or a write that did not run its query) the hash is
 taken in a second pass and the step says so (``hash_pass``).
+
+Inputs: an input with expectations is hashed in the scan that checks it; one
+without is observed the same way while the run's own queries read it, and
+that hash is kept only when its row count equals the input's own count
+(metadata for parquet and Delta), otherwise the input is hashed in a pass of
+its own (``second-pass``).
 """
 from __future__ import annotations
 
 import time
 import uuid
+from dataclasses import replace
 from typing import Any, Mapping, Optional, Sequence
 
 from ubunye.engine.backends.base import Backend, FramePort, ReadResult, WriteResult, one_line
@@ -23,6 +30,7 @@ from ubunye.engine.expectations import Outcome, Rule
 SAME_PASS = "same-pass"
 SECOND_PASS = "second-pass"
 OBSERVATION_WAIT_SEC = 120.0
+OBSERVATION_DRAIN_MS = 10_000  # wait for the listener bus to deliver observed metrics
 # Formats whose files hold exactly the frame's schema and rows: a second pass
 # may read them back; csv and json do not (types are inferred again on read).
 _LOSSLESS = ("parquet", "delta", "table")
@@ -230,6 +238,40 @@ class SparkBackend(Backend):
         outcomes, (sums,) = evaluate_spark_with(frame, rules, [sums_column])
         return outcomes, fingerprint_from_sums(frame.schema, sums)
 
+    def observe_input(self, frame: Any, name: str) -> tuple[Any, Any]:
+        """The input with the native sums observed on it: the write that reads it hashes it."""
+        if not self._can_observe():
+            return frame, None
+        observation, observed, _ = self._observe(frame, f"in_{name}")
+        return (observed, observation) if observation is not None else (frame, None)
+
+    def observed_input(self, spec: IOSpec, frame: Any, handle: Any, delta_version: Optional[int]) -> Any:
+        """The observed sums, kept only when their row count equals the input's own count.
+
+        The run's queries may have read part of an input (a limit, a join that
+        skipped a side) or read it twice (a retried stage): the count check
+        (from file metadata for parquet and Delta) catches both, and then the
+        input is hashed in a pass of its own.
+        """
+        from ubunye.spark import fingerprint_from_sums
+
+        jo = getattr(handle, "_jo", None)
+        if jo is None:
+            return None
+        try:
+            self.spark.sparkContext._jsc.sc().listenerBus().waitUntilEmpty(OBSERVATION_DRAIN_MS)
+        except Exception:  # noqa: BLE001 - a bus that cannot be drained: rely on isCompleted alone
+            pass
+        if not jo.future().isCompleted():
+            return None  # no query of the run read this input
+        try:
+            fp = fingerprint_from_sums(frame.schema, handle.get["rows_v1"])
+        except Exception:  # noqa: BLE001
+            return None
+        pinned = replace(spec, version=delta_version) if delta_version is not None else spec
+        exact = self.read(pinned).frame.count()
+        return fp if fp.row_count == exact else None
+
     def input_hash_pass(self) -> str:
         return SECOND_PASS
 
@@ -252,6 +294,4 @@ class SparkBackend(Backend):
 
 
 def _with_error(fp: Any, error: str) -> Any:
-    from dataclasses import replace
-
     return replace(fp, error=error)

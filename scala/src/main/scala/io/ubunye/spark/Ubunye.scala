@@ -14,10 +14,7 @@ object Ubunye {
     */
   def install(spark: SparkSession): Array[String] = {
     val registry = SessionShim.functionRegistry(spark)
-    UbunyeFunctionRegistry.functions.foreach { f =>
-      registry.createOrReplaceTempFunction(f.name, f.builder, "built-in")
-      registry.registerFunction(f.identifier, f.info, f.builder)
-    }
+    UbunyeFunctionRegistry.functions.foreach(f => registry.registerFunction(f.identifier, f.info, f.builder))
     functionNames
   }
 

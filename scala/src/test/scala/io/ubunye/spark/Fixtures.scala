@@ -4,7 +4,6 @@ import java.io.File
 import java.time.{Instant, LocalDate, LocalDateTime, ZoneOffset}
 
 import scala.collection.immutable.ListMap
-import scala.jdk.CollectionConverters._
 
 import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 
@@ -35,6 +34,14 @@ final case class Fixture(
 object Fixtures {
   private val mapper = new ObjectMapper()
 
+  /** The elements of a JSON array (no collection converters: Scala 2.12 and 2.13). */
+  private def elements(node: JsonNode): Seq[JsonNode] = {
+    val it = node.elements()
+    val b = Seq.newBuilder[JsonNode]
+    while (it.hasNext) b += it.next()
+    b.result()
+  }
+
   /** The fixture folder, relative to the repository root (the tests' working folder). */
   val folder: File = new File("tests/fixtures/rows-v1")
 
@@ -47,17 +54,17 @@ object Fixtures {
   def load(file: File): Fixture = {
     val root = mapper.readTree(file)
     require(root.get("format").asText == "rows-v1-fixture/1", s"$file: unknown format")
-    val columns = root.get("columns").elements().asScala.toSeq.map { c =>
+    val columns = elements(root.get("columns")).map { c =>
       (c.get("name").asText, c.get("kind").asText, DataType.fromDDL(c.get("spark").asText))
     }
     val expect = root.get("expect")
     val error = Option(expect.get("error")).map(_.asText)
     Fixture(
-      file.getName, root.get("name").asText, columns, root.get("rows").elements().asScala.toSeq, error,
+      file.getName, root.get("name").asText, columns, elements(root.get("rows")), error,
       if (error.isEmpty) expect.get("row_count").asLong else -1L,
       if (error.isEmpty) expect.get("schema_hash").asText else "",
       if (error.isEmpty) expect.get("data_hash").asText else "",
-      if (error.isEmpty) expect.get("lines").elements().asScala.map(_.asText).toSeq else Nil)
+      if (error.isEmpty) elements(expect.get("lines")).map(_.asText) else Nil)
   }
 
   /** A fixture value (fixture-format.md, "Value encoding") as an external Spark value. */
@@ -82,9 +89,9 @@ object Fixtures {
         val us = node.asLong
         LocalDateTime.ofEpochSecond(Math.floorDiv(us, 1000000L), (Math.floorMod(us, 1000000L) * 1000L).toInt,
           ZoneOffset.UTC)
-      case ArrayType(e, _) => node.elements().asScala.map(value(_, e)).toSeq
+      case ArrayType(e, _) => elements(node).map(value(_, e))
       case MapType(k, v, _) =>
-        ListMap(node.elements().asScala.map(p => value(p.get(0), k) -> value(p.get(1), v)).toSeq: _*)
+        ListMap(elements(node).map(p => value(p.get(0), k) -> value(p.get(1), v)): _*)
       case s: StructType => Row.fromSeq(s.fields.toSeq.map(f => value(node.get(f.name), f.dataType)))
       case other => throw new IllegalArgumentException(s"fixture value of type ${other.catalogString}")
     }

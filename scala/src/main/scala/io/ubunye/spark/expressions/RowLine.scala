@@ -1,7 +1,5 @@
 package io.ubunye.spark.expressions
 
-import java.nio.charset.StandardCharsets.UTF_8
-
 import io.ubunye.spark.rowsv1.RowsV1Plan
 
 import org.apache.spark.sql.catalyst.InternalRow
@@ -52,9 +50,4 @@ case class RowLine(child: Expression) extends UnaryExpression with CodegenFallba
   override def sql: String = s"$prettyName(${RowsV1Lanes.argumentsSql(child)})"
 
   override protected def withNewChildInternal(newChild: Expression): RowLine = copy(child = newChild)
-}
-
-object RowLine {
-  /** The line as a Java string (tests). */
-  def text(bytes: Array[Byte]): String = new String(bytes, UTF_8)
 }

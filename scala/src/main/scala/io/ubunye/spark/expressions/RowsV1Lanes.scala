@@ -54,7 +54,7 @@ case class RowsV1Lanes(child: Expression) extends UnaryExpression {
     * kernel's field order: no struct row, no boxing of primitives.
     */
   private def memberByMember(ctx: CodegenContext, k: String, s: CreateNamedStruct): String = {
-    val order = plan.newKernel().fieldOrder
+    val order = plan.fieldOrder
     val members = order.toSeq.map { f =>
       val e = s.valExprs(f)
       val v = e.genCode(ctx)

@@ -247,10 +247,11 @@ object LineBuffer {
       val yi = y.toInt
       put2(out, p, yi / 100); put2(out, p + 2, yi % 100); p += 4
     } else {
-      // outside 0000..9999: sign and at least four digits (as java.time prints them)
-      val s = (if (y > 9999) "+" else "-") + String.format("%04d", Long.box(math.abs(y)))
-      var i = 0
-      while (i < s.length) { out(p) = s.charAt(i).toByte; p += 1; i += 1 }
+      // outside 0000..9999: a sign and at least four digits, as Spark's `to_json`
+      // prints them (`+12921-08-18`, `-0001-01-01`)
+      out(p) = (if (y > 9999) '+' else '-').toByte
+      val a = math.abs(y)
+      p = putPositiveLong(out, p + 1, a, math.max(4, decimalLength(a)))
     }
     out(p) = '-'; put2(out, p + 1, m); out(p + 3) = '-'; put2(out, p + 4, d)
     p + 6

@@ -4,7 +4,7 @@ import java.security.MessageDigest
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{GenericInternalRow, SpecificInternalRow}
-import org.apache.spark.sql.types.{Decimal, LongType, StructType}
+import org.apache.spark.sql.types.{LongType, StructType}
 import org.apache.spark.unsafe.types.UTF8String
 
 /** The per-row work of rows-v1 (spec section 1 and 2), shaped like Spark's
@@ -40,11 +40,9 @@ final class RowsV1Kernel private[rowsv1] (schema: StructType) {
   /** Both lanes of the last row hashed, as a (reused) row `(a, b)`. */
   val lanes: SpecificInternalRow = new SpecificInternalRow(Seq(LongType, LongType))
 
-  /** The order top-level fields are written in (code point order of the names). */
-  def fieldOrder: Array[Int] = top.fieldOrder
-
   // Member by member, for generated code that has the column values at hand:
-  // begin(); then for each non-null column in fieldOrder: member(f); put...(value); then end().
+  // begin(); then for each non-null column in RowsV1Plan.fieldOrder: member(f);
+  // put...(value); then end(), which hashes the line like hashRow.
   private var first = true
   private val holder = new GenericInternalRow(1)
 
@@ -104,4 +102,7 @@ object RowsV1Kernel {
   */
 final case class RowsV1Plan(schema: StructType) {
   def newKernel(): RowsV1Kernel = new RowsV1Kernel(schema)
+
+  /** The order top-level fields are written in (code point order of the names). */
+  def fieldOrder: Array[Int] = StructWriter.codePointOrder(schema)
 }

@@ -21,9 +21,6 @@ final class StructWriter private (
   /** The node of field `f`. */
   def writer(f: Int): ValueWriter = writers(f)
 
-  /** The order the fields are written in. */
-  def fieldOrder: Array[Int] = order.clone()
-
   def write(out: LineBuffer, src: SpecializedGetters, i: Int): Unit =
     writeRow(out, src.getStruct(i, numFields))
 
@@ -53,11 +50,11 @@ object StructWriter {
     build(s, Array.tabulate(s.length)(identity), _ => column)
 
   /** The top level of a line: fields sorted by name in code point order. */
-  def topLevel(s: StructType): StructWriter = {
-    val order = s.fields.indices.sortWith((a, b) =>
-      Kinds.compareCodePoints(s.fields(a).name, s.fields(b).name) < 0).toArray
-    build(s, order, f => s.fields(f).name)
-  }
+  def topLevel(s: StructType): StructWriter = build(s, codePointOrder(s), f => s.fields(f).name)
+
+  /** The field indexes of `s` sorted by name in code point order. */
+  def codePointOrder(s: StructType): Array[Int] =
+    s.fields.indices.sortWith((a, b) => Kinds.compareCodePoints(s.fields(a).name, s.fields(b).name) < 0).toArray
 
   private def build(s: StructType, order: Array[Int], column: Int => String): StructWriter =
     new StructWriter(
