@@ -45,9 +45,13 @@ JSON_OPTIONS = {
 
 
 def session() -> Any:
+    import tempfile
+    from pathlib import Path
+
     from pyspark.sql import SparkSession
 
     import ubunye.spark
+    from ubunye.spark.testing import stable_jar
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
@@ -61,7 +65,8 @@ def session() -> Any:
         .config("spark.driver.host", "127.0.0.1")
         .config("spark.driver.bindAddress", "127.0.0.1")
     )
-    spark = ubunye.spark.configure(builder).getOrCreate()
+    jar = stable_jar(Path(tempfile.mkdtemp(prefix="ubunye-bench-")))  # safe from rebuilds
+    spark = ubunye.spark.configure(builder, jar=jar).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
 

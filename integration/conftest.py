@@ -60,6 +60,7 @@ def spark(spark_workdir: Path) -> Iterator[Any]:
     from pyspark.sql import SparkSession
 
     import ubunye.spark
+    from ubunye.spark.testing import stable_jar
 
     builder: Any = (
         SparkSession.builder.master("local[2]")
@@ -79,7 +80,8 @@ def spark(spark_workdir: Path) -> Iterator[Any]:
         .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
     )
     builder = configure_spark_with_delta_pip(builder)
-    builder = ubunye.spark.configure(builder)  # raises JarNotFoundError when the jar was not built
+    # a copy of the packaged jar (raises JarNotFoundError when the jar was not built)
+    builder = ubunye.spark.configure(builder, jar=stable_jar(spark_workdir / "jar"))
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     yield session
@@ -118,17 +120,15 @@ def rows_v1_fixtures() -> list[Any]:
 @pytest.fixture(scope="session")
 def connect_servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """Two local Spark Connect servers: ``"plain"`` and ``"native"`` (with the plugin)."""
-    import ubunye.spark
-    from ubunye.spark.jar import jar_info
-    from ubunye.spark.testing import ConnectServer, start_all
+    from ubunye.spark.testing import ConnectServer, stable_jar, start_all
 
     root = tmp_path_factory.mktemp("connect")
-    info = jar_info()
+    info = stable_jar(root / "jar")
     servers = {
         "plain": ConnectServer(root / "plain", name="plain"),
         "native": ConnectServer(
             root / "native",
-            conf={"spark.jars": ubunye.spark.jar_path(), "spark.sql.extensions": info.extensions},
+            conf={"spark.jars": str(info.path), "spark.sql.extensions": info.extensions},
             name="native",
         ),
     }

@@ -61,7 +61,7 @@ def _driver(master: str, workdir: str) -> None:
 
     import ubunye.spark
     from ubunye.spark import fingerprint_spark
-    from ubunye.spark.testing import fixture_dataframe
+    from ubunye.spark.testing import fixture_dataframe, stable_jar
 
     builder: Any = (
         SparkSession.builder.master(master).appName("ubunye-cluster-test")
@@ -72,7 +72,8 @@ def _driver(master: str, workdir: str) -> None:
         .config("spark.sql.warehouse.dir", f"{workdir}/warehouse")
         .config("spark.pyspark.python", sys.executable)
     )
-    spark = ubunye.spark.configure(builder, extensions=False).getOrCreate()
+    jar = stable_jar(Path(workdir) / "jar")
+    spark = ubunye.spark.configure(builder, jar=jar, extensions=False).getOrCreate()
     out: dict[str, Any] = {"master": spark.sparkContext.master}
     deadline = time.monotonic() + 180
     while len(_executor_ids(spark)) < EXECUTORS and time.monotonic() < deadline:

@@ -294,7 +294,7 @@ CONFIG:
     part: {format: parquet, path: "{{ data }}/people.parquet"}
     unused: {format: parquet, path: "{{ data }}/people.parquet"}
   outputs:
-    a: {format: parquet, path: "{{ out }}/a"}
+    a: {format: parquet, path: "{{ out }}/a", partition_by: [id]}
     b: {format: parquet, path: "{{ out }}/b"}
 """
 SAME_PASS_CODE = """
@@ -323,3 +323,6 @@ def test_inputs_hashed_by_the_write_only_when_it_read_every_row(engine_spark: An
     for step in steps.values():
         assert (step["row_count"], step["data_hash"]) == (5, expected.data_hash)
     assert {s["name"]: s["row_count"] for s in rec["outputs"]} == {"a": 4, "b": 2}
+    people = engine_spark.read.parquet(str(tmp_path / "data" / "people.parquet"))
+    assert rec["outputs"][0]["data_hash"] == fingerprint_spark(people.where("id > 1")).data_hash
+    assert sorted(p.name for p in (tmp_path / "out" / "a").glob("id=*")) == ["id=2", "id=3", "id=4", "id=5"]

@@ -16,7 +16,6 @@ from typing import Any, Callable
 
 import pandas as pd
 import pyarrow as pa
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

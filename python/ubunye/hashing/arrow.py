@@ -4,20 +4,22 @@ The canonical lines of a batch are built column by column with
 ``pyarrow.compute`` (Python is used only for the values that need it: binary,
 nested values, floats outside the plain range, strings with characters to
 escape), joined per row, then SHA-256 is taken of each line and the lanes are
-summed with numpy ``uint64`` (wrapping, so modulo 2^64).
+summed with numpy ``uint64`` (wrapping, so modulo 2^64). Large inputs are
+hashed on two cores (this process and one worker process, see
+:mod:`ubunye.hashing.parallel`).
 
 :func:`lane_sums` works batch by batch in bounded memory; it is also what the
-Spark fallback runs inside ``mapInArrow`` on the executors.
+Spark fallback runs inside ``mapInArrow`` on the executors (with ``workers=1``).
 """
 from __future__ import annotations
 
-import hashlib
-from typing import TYPE_CHECKING, Iterable, Iterator, Union
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional, Union
 
 from ubunye.hashing.arrow_types import arrow_schema_kinds
 from ubunye.hashing.digest import LaneSums
 from ubunye.hashing.errors import RowsV1Error
 from ubunye.hashing.kinds import Kind
+from ubunye.hashing.lanes_worker import span_sums
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
@@ -34,16 +36,37 @@ def arrow_kinds(schema: "pa.Schema") -> list[tuple[str, str]]:
     return [(name, kind.text) for name, kind in arrow_schema_kinds(schema)]
 
 
-def lane_sums(batches: Iterable[Union["pa.RecordBatch", "pa.Table"]], *, threads: bool = False) -> LaneSums:
+def lane_sums(
+    batches: Iterable[Union["pa.RecordBatch", "pa.Table"]],
+    *,
+    workers: Optional[int] = None,
+    threads: bool = False,
+    rows_hint: Optional[int] = None,
+) -> LaneSums:
     """Row count and lane sums of all rows of ``batches`` (vectorised, bounded memory).
 
-    Batches are cut into chunks of :data:`CHUNK_ROWS`; one chunk of lines is
-    alive at a time (two with ``threads``). With ``threads`` the lines of the
-    next chunk are built in a helper thread (Arrow and numpy release the GIL)
-    while this thread hashes the current one. It is off by default: on the
-    shared 2-core development machine it did not measurably help (see
-    ``bench/bench_rows_v1.py``, which times both).
+    Batches are cut into chunks of :data:`CHUNK_ROWS`; the lines of one chunk
+    are built at a time and hashed.
+
+    ``workers``: ``1`` hashes in this process only; ``2`` (or more: at most
+    two processes are used) also hashes on a second core in a worker process
+    (:mod:`ubunye.hashing.parallel`; same sums, exactly); ``None`` (auto)
+    uses the worker only for inputs of at least
+    :data:`~ubunye.hashing.parallel.AUTO_MIN_ROWS` rows (counted up front for
+    tables and lists of them or given as ``rows_hint``, otherwise as they
+    arrive), with 2+ CPUs and never inside a Spark Python worker. A failed
+    worker raises :class:`~ubunye.hashing.parallel.HashWorkerError`.
+
+    ``threads`` (single process only): build the next chunk's lines in a
+    helper thread while this one hashes. Off by default: hashing holds the GIL
+    and it did not measurably help (``bench/bench_rows_v1.py`` times it).
     """
+    from ubunye.hashing.parallel import resolve_workers
+
+    known = rows_hint if rows_hint is not None else _known_rows(batches)
+    n = resolve_workers(workers, known)
+    if n > 1:
+        return _parallel_sums(batches, auto=workers is None, known=known)
     total = LaneSums()
     chunks = _chunks(batches)
     if not threads:
@@ -62,6 +85,78 @@ def lane_sums(batches: Iterable[Union["pa.RecordBatch", "pa.Table"]], *, threads
         if pending is not None:
             total = total + hash_lines(pending.result())
     return total
+
+
+def _known_rows(batches: object) -> Optional[int]:
+    """Rows of a table, a batch or a list/tuple of them; None for an iterator."""
+    import pyarrow as pa
+
+    items = [batches] if isinstance(batches, (pa.Table, pa.RecordBatch)) else batches
+    if not isinstance(items, (list, tuple)):
+        return None
+    if not all(isinstance(x, (pa.Table, pa.RecordBatch)) for x in items):
+        return None
+    return sum(x.num_rows for x in items)
+
+
+def _parallel_sums(
+    batches: Iterable[Union["pa.RecordBatch", "pa.Table"]], *, auto: bool, known: Optional[int]
+) -> LaneSums:
+    """:func:`lane_sums` with the shared worker process hashing some of the chunks.
+
+    In auto mode with an unknown size the worker is taken once
+    :data:`~ubunye.hashing.parallel.AUTO_MIN_ROWS` rows have been seen (or,
+    if one is already running, after the first chunk); a worker that cannot
+    start then is not an error (this process hashes alone). Every chunk is
+    hashed exactly once, here or there; the worker's sums are collected
+    before returning.
+    """
+    from ubunye.hashing import parallel
+
+    total = LaneSums()
+    worker: Optional[parallel.LaneWorker] = None
+    tried = False
+    seen = 0
+    ok = False
+    try:
+        for chunk, kinds in _chunks(batches):
+            lines = _plain_lines(line_array(chunk, kinds))
+            seen += len(lines)
+            if worker is None and not tried:
+                if not auto or known is not None or seen >= parallel.AUTO_MIN_ROWS:
+                    tried = True
+                    worker = _take_worker(parallel, start=True, auto=auto)
+                elif seen >= CHUNK_ROWS and parallel.current_worker_pid() is not None:
+                    tried = True  # a running worker costs nothing to use
+                    worker = _take_worker(parallel, start=False, auto=auto)
+            if worker is not None:
+                try:
+                    total = total + worker.take_done()
+                except parallel.HashWorkerError:
+                    if not (auto and not worker.ready):
+                        raise
+                    parallel.release_worker(worker, ok=False)  # it never started: hash alone
+                    worker = None
+                if worker is not None and worker.can_take():
+                    worker.submit(lines)
+                    continue
+            total = total + hash_lines(lines)
+        if worker is not None:
+            total = total + worker.drain()
+        ok = True
+    finally:
+        if worker is not None:
+            parallel.release_worker(worker, ok)
+    return total
+
+
+def _take_worker(parallel: Any, *, start: bool, auto: bool) -> Any:
+    try:
+        return parallel.acquire_worker(start=start)
+    except (OSError, parallel.HashWorkerError) as exc:
+        if not auto:
+            raise parallel.HashWorkerError(f"cannot start the rows-v1 hashing worker: {exc}") from exc
+        return None
 
 
 def _chunks(
@@ -144,30 +239,31 @@ def line_array(batch: "pa.RecordBatch", kinds: list[tuple[str, Kind]]) -> "pa.St
     return line
 
 
+def _plain_lines(lines: "pa.Array") -> "pa.Array":
+    """``lines`` as a string/binary (or large) array without nulls."""
+    import pyarrow as pa
+
+    if lines.null_count:
+        raise RowsV1Error("a canonical line is null")
+    t = lines.type
+    if not (pa.types.is_string(t) or pa.types.is_binary(t) or pa.types.is_large_string(t)
+            or pa.types.is_large_binary(t)):
+        lines = lines.cast(pa.string())
+    return lines
+
+
 def hash_lines(lines: "pa.Array") -> LaneSums:
-    """Row count and lane sums of a string (or binary) array of lines."""
+    """Row count and lane sums of a string (or binary) array of lines, in this process."""
     import numpy as np
     import pyarrow as pa
 
     n = len(lines)
     if n == 0:
         return LaneSums()
-    if lines.null_count:
-        raise RowsV1Error("a canonical line is null")
-    if pa.types.is_large_string(lines.type) or pa.types.is_large_binary(lines.type):
-        off_type = np.int64
-    else:
-        if not (pa.types.is_string(lines.type) or pa.types.is_binary(lines.type)):
-            lines = lines.cast(pa.string())
-        off_type = np.int32
+    lines = _plain_lines(lines)
+    large = pa.types.is_large_string(lines.type) or pa.types.is_large_binary(lines.type)
+    off_type = np.int64 if large else np.int32
     _, off_buf, data_buf = lines.buffers()
     offsets = np.frombuffer(off_buf, dtype=off_type, count=n + 1, offset=lines.offset * np.dtype(off_type).itemsize)
     data = memoryview(data_buf) if data_buf is not None else memoryview(b"")
-    bounds = offsets.tolist()
-    sha = hashlib.sha256
-    # (measured: this comprehension costs less CPU than a chain of map() calls)
-    digests = b"".join([sha(data[a:b]).digest() for a, b in zip(bounds, bounds[1:])])
-    words = np.frombuffer(digests, dtype=">u8").reshape(n, 4)
-    a = int(words[:, 0].astype(np.uint64).sum(dtype=np.uint64))
-    b = int(words[:, 1].astype(np.uint64).sum(dtype=np.uint64))
-    return LaneSums(n, a, b)
+    return LaneSums(*span_sums(data, offsets.tolist()))

@@ -110,10 +110,20 @@ def _fingerprint_arrow(frame: Any, engine: str) -> Fingerprint:
         else:
             from ubunye.hashing.arrow import lane_sums
 
-            sums = lane_sums(source.batches)
+            sums = lane_sums(source.batches, workers=None, rows_hint=_known_rows(frame))  # auto: 2 cores if big
     except Exception as exc:  # a value with no canonical text, or rows that cannot be read
         return _failed(shash, engine, exc)
     return Fingerprint(shash, data_hash(kinds, sums), sums.rows, METHOD, engine, None, (sums.a, sums.b))
+
+
+def _known_rows(frame: Any) -> Optional[int]:
+    """Rows of an in-memory pandas / polars / Arrow frame (None for lazy ones: no query is run)."""
+    name = type(frame).__name__
+    if name in ("DataFrame", "Table", "RecordBatch"):
+        shape = getattr(frame, "shape", None)
+        if isinstance(shape, tuple) and shape and isinstance(shape[0], int):
+            return shape[0]
+    return None
 
 
 def _fingerprint_port(frame: Any) -> Fingerprint:

@@ -58,7 +58,7 @@ def partition_sums(
             else:
                 yield pa.RecordBatch.from_arrays(batch.columns, names=list(names))
 
-    sums = lane_sums(renamed())
+    sums = lane_sums(renamed(), workers=1)  # one process per Spark task
     yield pa.RecordBatch.from_arrays(
         [
             pa.array([sums.rows], pa.int64()),

@@ -85,6 +85,24 @@ def fixture_dataframe(spark: Any, fx: Any, partitions: Optional[int] = None) -> 
 # ---------------------------------------------------------------- processes
 
 
+def stable_jar(folder: Path) -> Any:
+    """A copy of the packaged jar and its JSON in ``folder``, as a :class:`~ubunye.spark.jar.JarInfo`.
+
+    A long test run or benchmark uses the copy, so rebuilding the package's
+    jar meanwhile (``scripts/build-jar``) cannot pull it from under a running JVM.
+    """
+    import shutil
+
+    from ubunye.spark.jar import METADATA_NAME, jar_info
+
+    info = jar_info()
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(info.path, folder / info.path.name)
+    shutil.copy2(info.path.parent / METADATA_NAME, folder / METADATA_NAME)
+    return jar_info(folder)
+
+
 def pyspark_home() -> Path:
     """The folder of the installed pyspark (its ``bin/`` has spark-submit and spark-class)."""
     import pyspark

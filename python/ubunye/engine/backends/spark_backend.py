@@ -258,10 +258,11 @@ class SparkBackend(Backend):
         jo = getattr(handle, "_jo", None)
         if jo is None:
             return None
-        try:
-            self.spark.sparkContext._jsc.sc().listenerBus().waitUntilEmpty(OBSERVATION_DRAIN_MS)
-        except Exception:  # noqa: BLE001 - a bus that cannot be drained: rely on isCompleted alone
-            pass
+        if not jo.future().isCompleted():  # metrics arrive through the listener bus: let it drain
+            try:
+                self.spark.sparkContext._jsc.sc().listenerBus().waitUntilEmpty(OBSERVATION_DRAIN_MS)
+            except Exception:  # noqa: BLE001 - a bus that cannot be drained: rely on isCompleted alone
+                pass
         if not jo.future().isCompleted():
             return None  # no query of the run read this input
         try:

@@ -17,10 +17,12 @@ class Spark4TypesSuite extends AnyFunSuite with SparkSessionManager {
   }
 
   test("a collated string is hashed as a string") {
-    val plain = spark.sql("SELECT ubunye_rows_v1(s), ubunye_row_line(s) FROM VALUES ('Ab') AS t(s)").head()
-    val collated = spark.sql("SELECT ubunye_rows_v1(s), ubunye_row_line(s) FROM " +
-      "(SELECT collate(s, 'UTF8_LCASE') AS s FROM VALUES ('Ab') AS t(s))").head()
-    assert(collated == plain)
-    assert(plain.getString(1) == """{"s":"Ab"}""")
+    val plain = "VALUES ('Ab'), ('b'), ('a') AS t(s)"
+    val collated = s"(SELECT collate(s, 'UTF8_LCASE') AS s FROM $plain)"
+    Seq("ubunye_rows_v1(s)", "ubunye_row_line(s)", "ubunye_row_line(map(s, 1, 'Z', 2))").foreach { f =>
+      val want = spark.sql(s"SELECT $f FROM $plain").collect().toSeq
+      assert(spark.sql(s"SELECT $f FROM $collated").collect().toSeq == want, f)
+    }
+    assert(spark.sql(s"SELECT ubunye_row_line(s) FROM $collated").head().getString(0) == """{"s":"Ab"}""")
   }
 }
