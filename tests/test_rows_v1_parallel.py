@@ -84,6 +84,23 @@ def big() -> pa.Table:
     return random_table(300_000)
 
 
+@pytest.fixture(scope="module")
+def big_sums(big: pa.Table) -> LaneSums:
+    """Single-process sums of ``big`` (computed once: its nested columns are slow to write)."""
+    return lane_sums([big], workers=1)
+
+
+@pytest.fixture(scope="module")
+def flat(big: pa.Table) -> pa.Table:
+    """The quick columns of ``big`` (nulls, escapes, doubles), for the tests about the worker itself."""
+    return big.select(["id", "text", "x", "flag", "day"])
+
+
+@pytest.fixture(scope="module")
+def flat_sums(flat: pa.Table) -> LaneSums:
+    return lane_sums([flat], workers=1)
+
+
 @pytest.mark.parametrize("fx", [f for f in FIXTURES if not f.expect.fails], ids=lambda f: f.name)
 def test_fixtures_same_sums(fx, warm: LaneWorker, monkeypatch: pytest.MonkeyPatch) -> None:
     table = fx.arrow_table()
@@ -111,50 +128,53 @@ def test_failing_fixtures_fail_the_same(fx, warm: LaneWorker) -> None:
     assert str(two.value) == str(one.value)
 
 
-def test_random_table_same_sums(big: pa.Table, warm: LaneWorker) -> None:
-    one = lane_sums([big], workers=1)
-    assert one.rows == 300_000
+def test_random_table_same_sums(big: pa.Table, big_sums: LaneSums, warm: LaneWorker) -> None:
+    assert big_sums.rows == 300_000
     before = warm.rows_done
-    assert lane_sums([big], workers=2) == one
+    assert lane_sums([big], workers=2) == big_sums
     assert warm.rows_done > before
-    assert lane_sums([big]) == one  # auto: the size is known up front
-    assert lane_sums(iter(big.to_batches(max_chunksize=10_000)), workers=2) == one
     small = big.slice(123, 2_000)
     assert lane_sums([small], workers=2) == reference_arrow_sums(small.to_batches())
 
 
-def test_auto_starts_the_worker_lazily_for_an_iterator(big: pa.Table, cold: None) -> None:
-    one = lane_sums([big], workers=1)
+def test_auto_uses_the_worker_for_a_big_table(flat: pa.Table, flat_sums: LaneSums, cold: None) -> None:
+    assert lane_sums([flat]) == flat_sums  # the size is known up front
+    assert parallel._worker is not None and parallel._worker.rows_done > 0
+
+
+def test_auto_starts_the_worker_lazily_for_an_iterator(flat: pa.Table, flat_sums: LaneSums, cold: None) -> None:
+    assert lane_sums(iter(flat.to_batches(max_chunksize=50_000))) == flat_sums  # starts at 200,000 rows seen
+    assert parallel._worker is not None and parallel._worker.rows_done > 0
+
+
+def test_auto_stays_single_for_small_inputs(flat: pa.Table, cold: None) -> None:
+    small = flat.slice(0, parallel.AUTO_MIN_ROWS - 1)
+    one = lane_sums([small], workers=1)
+    assert lane_sums([small]) == one
+    assert lane_sums(iter(small.to_batches(max_chunksize=30_000))) == one
     assert parallel.current_worker_pid() is None
-    assert lane_sums(iter(big.to_batches(max_chunksize=50_000))) == one  # starts once 200,000 rows are seen
-    assert parallel.current_worker_pid() is not None
 
 
-def test_auto_stays_single_for_small_inputs(big: pa.Table, cold: None) -> None:
-    small = big.slice(0, parallel.AUTO_MIN_ROWS - 1)
-    assert lane_sums([small]) == lane_sums([small], workers=1)
-    assert lane_sums(iter(small.to_batches())) == lane_sums([small], workers=1)
+def test_workers_1_starts_no_process(flat: pa.Table, flat_sums: LaneSums, cold: None) -> None:
+    assert lane_sums([flat], workers=1) == flat_sums
+    assert lane_sums([flat], workers=1, threads=True) == flat_sums
     assert parallel.current_worker_pid() is None
 
 
-def test_workers_1_starts_no_process(big: pa.Table, cold: None) -> None:
-    assert lane_sums([big], workers=1) == lane_sums([big], workers=1, threads=True)
-    assert parallel.current_worker_pid() is None
-
-
-def test_spark_worker_stays_single_process(big: pa.Table, cold: None, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_spark_worker_stays_single_process(flat: pa.Table, flat_sums: LaneSums, cold: None,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
     assert parallel.resolve_workers(None, 10**9) == 2 or (os.cpu_count() or 1) < 2
     monkeypatch.setitem(sys.modules, "pyspark.worker", types.ModuleType("pyspark.worker"))
     assert parallel.in_spark_worker()
     assert parallel.resolve_workers(None, 10**9) == 1
-    assert lane_sums([big]) == lane_sums([big], workers=1)
+    assert lane_sums([flat]) == flat_sums
     assert parallel.current_worker_pid() is None
 
 
-def test_fallback_partition_hashes_in_one_process(big: pa.Table, cold: None) -> None:
+def test_fallback_partition_hashes_in_one_process(flat: pa.Table, flat_sums: LaneSums, cold: None) -> None:
     """The mapInArrow body must not start a worker, even for a big partition."""
-    out = list(partition_sums(iter(big.to_batches(max_chunksize=65_536))))
-    assert out[0].column(0).to_pylist() == [300_000]
+    out = list(partition_sums(iter(flat.to_batches(max_chunksize=65_536))))
+    assert out[0].column(0).to_pylist() == [flat_sums.rows]
     assert parallel.current_worker_pid() is None
 
 
@@ -175,17 +195,17 @@ def _killing(table: pa.Table, after: int) -> Iterator[pa.RecordBatch]:
         yield batch
 
 
-def test_killed_worker_raises_and_is_replaced(big: pa.Table, warm: LaneWorker) -> None:
+def test_killed_worker_raises_and_is_replaced(flat: pa.Table, flat_sums: LaneSums, warm: LaneWorker) -> None:
     with pytest.raises(HashWorkerError, match=rf"worker \(pid {warm.pid}\).*(exited|gone)"):
-        lane_sums(_killing(big, after=4), workers=2)
+        lane_sums(_killing(flat, after=4), workers=2)
     assert parallel.current_worker_pid() != warm.pid
-    assert lane_sums([big], workers=2) == lane_sums([big], workers=1)  # a new worker, right sums
+    assert lane_sums([flat], workers=2) == flat_sums  # a new worker, right sums
     assert parallel.current_worker_pid() not in (None, warm.pid)
 
 
-def test_killed_worker_in_auto_mode_raises_too(big: pa.Table, warm: LaneWorker) -> None:
+def test_killed_worker_in_auto_mode_raises_too(flat: pa.Table, warm: LaneWorker) -> None:
     with pytest.raises(HashWorkerError):
-        lane_sums(_killing(big, after=4), rows_hint=big.num_rows)
+        lane_sums(_killing(flat, after=4), rows_hint=flat.num_rows)
 
 
 def test_worker_error_reply_raises() -> None:
@@ -203,14 +223,14 @@ def test_worker_error_reply_raises() -> None:
         worker.close(kill=True)
 
 
-def test_stuck_worker_times_out(big: pa.Table, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_stuck_worker_times_out(flat: pa.Table, monkeypatch: pytest.MonkeyPatch) -> None:
     worker = LaneWorker()
     try:
         while not worker.ready:
             worker._collect(block=True)
         os.kill(worker.pid, signal.SIGSTOP)
         monkeypatch.setattr(parallel, "RESULT_TIMEOUT_S", 0.2)
-        worker.submit(arrow.line_array(big.to_batches()[0].slice(0, 100), arrow.arrow_schema_kinds(big.schema)))
+        worker.submit(arrow.line_array(flat.to_batches()[0].slice(0, 100), arrow.arrow_schema_kinds(flat.schema)))
         with pytest.raises(HashWorkerError, match="did not answer"):
             worker.drain()
         assert worker.proc.poll() is not None  # killed, not left stopped
@@ -218,9 +238,9 @@ def test_stuck_worker_times_out(big: pa.Table, monkeypatch: pytest.MonkeyPatch) 
         worker.close(kill=True)
 
 
-def test_interrupt_discards_the_worker(big: pa.Table, warm: LaneWorker) -> None:
+def test_interrupt_discards_the_worker(flat: pa.Table, flat_sums: LaneSums, warm: LaneWorker) -> None:
     def interrupted() -> Iterator[pa.RecordBatch]:
-        for i, batch in enumerate(big.to_batches(max_chunksize=20_000)):
+        for i, batch in enumerate(flat.to_batches(max_chunksize=20_000)):
             if i == 5:
                 raise KeyboardInterrupt
             yield batch
@@ -229,11 +249,33 @@ def test_interrupt_discards_the_worker(big: pa.Table, warm: LaneWorker) -> None:
         lane_sums(interrupted(), workers=2)
     assert warm.proc.wait(timeout=30) is not None  # the worker with unanswered chunks is gone
     assert parallel.current_worker_pid() is None
-    assert lane_sums([big], workers=2) == lane_sums([big], workers=1)
+    assert lane_sums([flat], workers=2) == flat_sums
 
 
-def test_lane_sums_add_like_the_parts(big: pa.Table, warm: LaneWorker) -> None:
+def test_lane_sums_add_like_the_parts(flat: pa.Table, flat_sums: LaneSums, warm: LaneWorker) -> None:
     """Chunk boundaries do not matter: halves hashed apart add up to the whole."""
-    head, tail = big.slice(0, 150_001), big.slice(150_001)
-    assert lane_sums([head], workers=2) + lane_sums([tail], workers=2) == lane_sums([big], workers=1)
-    assert isinstance(lane_sums([head], workers=2), LaneSums)
+    head, tail = flat.slice(0, 150_001), flat.slice(150_001)
+    assert lane_sums([head], workers=2) + lane_sums([tail], workers=2) == flat_sums
+    assert lane_sums(iter(flat.to_batches(max_chunksize=10_000)), workers=2) == flat_sums
+
+
+@pytest.mark.parametrize("program", ["/nonexistent/python", "false"])
+def test_worker_that_cannot_start(program: str, flat: pa.Table, flat_sums: LaneSums, cold: None,
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Explicit workers=2 raises; auto hashes alone and stops trying."""
+    import shutil
+
+    exe = shutil.which(program) or program
+    monkeypatch.setattr(sys, "executable", exe)
+    monkeypatch.setattr(parallel, "_auto_off", None)
+    with pytest.raises(HashWorkerError, match="worker"):
+        worker = LaneWorker()  # 'false' starts, then exits before saying ready
+        try:
+            while not worker.ready:
+                worker._collect(block=True)
+        finally:
+            worker.close(kill=True)
+    with pytest.raises(HashWorkerError, match="worker"):
+        lane_sums([flat], workers=2)
+    assert lane_sums([flat]) == flat_sums
+    assert parallel._auto_off is not None and parallel.resolve_workers(None, 10**9) == 1

@@ -132,10 +132,11 @@ def _parallel_sums(
             if worker is not None:
                 try:
                     total = total + worker.take_done()
-                except parallel.HashWorkerError:
+                except parallel.HashWorkerError as exc:
                     if not (auto and not worker.ready):
                         raise
                     parallel.release_worker(worker, ok=False)  # it never started: hash alone
+                    parallel.disable_auto(str(exc))
                     worker = None
                 if worker is not None and worker.can_take():
                     worker.submit(lines)
@@ -153,9 +154,12 @@ def _parallel_sums(
 def _take_worker(parallel: Any, *, start: bool, auto: bool) -> Any:
     try:
         return parallel.acquire_worker(start=start)
-    except (OSError, parallel.HashWorkerError) as exc:
+    except (OSError, parallel.HashWorkerError) as exc:  # OSError: no pipe or memory file left
         if not auto:
+            if isinstance(exc, parallel.HashWorkerError):
+                raise
             raise parallel.HashWorkerError(f"cannot start the rows-v1 hashing worker: {exc}") from exc
+        parallel.disable_auto(str(exc))
         return None
 
 

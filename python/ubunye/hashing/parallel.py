@@ -34,6 +34,7 @@ about a tenth of a CPU-second, mostly numpy's import) and stopped at exit.
 from __future__ import annotations
 
 import atexit
+import logging
 import os
 import select
 import subprocess
@@ -49,6 +50,8 @@ from ubunye.hashing.digest import LaneSums
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
+
+log = logging.getLogger(__name__)
 
 AUTO_MIN_ROWS = 200_000
 """Auto mode uses the worker only for inputs of at least this many rows."""
@@ -85,7 +88,8 @@ def resolve_workers(workers: Optional[int], rows_known: Optional[int]) -> int:
     """The number of processes to hash with: ``workers`` as given, or the auto choice.
 
     Auto (``None``): 1 inside a Spark Python worker, on a single CPU, without
-    ``os.pwritev`` (Windows) or when ``rows_known`` is below
+    ``os.pwritev`` (Windows), after a worker failed to start (see
+    :func:`disable_auto`) or when ``rows_known`` is below
     :data:`AUTO_MIN_ROWS`; otherwise ``min(2, cpu count)``. ``rows_known=None``
     (an iterator) is decided later by the caller, as rows arrive.
     """
@@ -93,7 +97,7 @@ def resolve_workers(workers: Optional[int], rows_known: Optional[int]) -> int:
         if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
             raise ValueError(f"workers must be None or an int >= 1, not {workers!r}")
         return workers
-    if in_spark_worker() or not hasattr(os, "pwritev"):
+    if _auto_off or in_spark_worker() or not hasattr(os, "pwritev"):
         return 1
     cpus = os.cpu_count() or 1
     if cpus < 2 or (rows_known is not None and rows_known < AUTO_MIN_ROWS):
@@ -130,14 +134,17 @@ class LaneWorker:
             script = Path(lanes_worker.__file__)
             if not script.is_file():
                 raise HashWorkerError(f"the worker script {script} is not a file")
-            self.proc = subprocess.Popen(
-                [sys.executable, str(script), str(ctl_r), str(rep_w), *map(str, self._slots)],
-                pass_fds=[ctl_r, rep_w, *self._slots],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                start_new_session=True,
-                close_fds=True,
-            )
+            try:
+                self.proc = subprocess.Popen(
+                    [sys.executable, str(script), str(ctl_r), str(rep_w), *map(str, self._slots)],
+                    pass_fds=[ctl_r, rep_w, *self._slots],
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    start_new_session=True,
+                    close_fds=True,
+                )
+            except OSError as exc:
+                raise HashWorkerError(f"cannot start the rows-v1 hashing worker with {sys.executable!r}: {exc}") from exc
         except BaseException:
             for fd in fds:
                 os.close(fd)
@@ -251,14 +258,20 @@ class LaneWorker:
         if getattr(self, "_closed", False):
             return
         self._closed = True
-        if os.getpid() != self.owner:  # a forked child: the worker is the parent's
+        fds = (self._ctl, self._rep, *self._slots)
+        if os.getpid() != self.owner:  # a forked child: the worker is the parent's; drop our copies only
+            for fd in fds:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
             return
         if not kill:
             try:
                 os.write(self._ctl, lanes_worker.REQUEST.pack(b"Q", 0, 0, 0, 0, 0, 0))
             except OSError:
                 pass
-        for fd in (self._ctl, self._rep, *self._slots):
+        for fd in fds:
             try:
                 os.close(fd)
             except OSError:
@@ -278,6 +291,7 @@ class LaneWorker:
 
 _lock = threading.Lock()
 _worker: Optional[LaneWorker] = None
+_auto_off: Optional[str] = None  # why auto mode stays in one process (a failed start), if it does
 
 
 def acquire_worker(start: bool = True) -> Optional[LaneWorker]:
@@ -292,8 +306,7 @@ def acquire_worker(start: bool = True) -> Optional[LaneWorker]:
         return None
     try:
         if _worker is not None and (_worker.owner != os.getpid() or not _worker.usable):
-            if _worker.owner == os.getpid():
-                _worker.close(kill=True)
+            _worker.close(kill=True)  # only closes the descriptors in a forked child
             _worker = None
         if _worker is None and start:
             _worker = LaneWorker()
@@ -324,12 +337,27 @@ def current_worker_pid() -> Optional[int]:
 
 
 def shutdown() -> None:
-    """Stop the shared worker (registered with :mod:`atexit`)."""
+    """Stop the shared worker (registered with :mod:`atexit`).
+
+    If another thread is still hashing with it after a few seconds, the
+    worker is killed anyway (that call then raises :class:`HashWorkerError`).
+    """
     global _worker
-    with _lock:
-        if _worker is not None:
-            _worker.close(kill=False)
-            _worker = None
+    locked = _lock.acquire(timeout=5.0)
+    try:
+        worker, _worker = _worker, None
+        if worker is not None:
+            worker.close(kill=not locked)
+    finally:
+        if locked:
+            _lock.release()
+
+
+def disable_auto(reason: str) -> None:
+    """Make auto mode hash in one process from now on (the worker could not start here)."""
+    global _auto_off
+    _auto_off = reason
+    log.warning("rows-v1: hashing in one process from now on: %s", reason)
 
 
 def warm_up(timeout: float = START_TIMEOUT_S) -> float:
