@@ -137,14 +137,21 @@ def test_random_table_same_sums(big: pa.Table, big_sums: LaneSums, warm: LaneWor
     assert lane_sums([small], workers=2) == reference_arrow_sums(small.to_batches())
 
 
-def test_auto_uses_the_worker_for_a_big_table(flat: pa.Table, flat_sums: LaneSums, cold: None) -> None:
+def test_auto_uses_the_worker_for_a_big_table(flat: pa.Table, flat_sums: LaneSums, warm: LaneWorker) -> None:
+    before = warm.rows_done
     assert lane_sums([flat]) == flat_sums  # the size is known up front
-    assert parallel._worker is not None and parallel._worker.rows_done > 0
+    assert parallel._worker is warm and warm.rows_done > before
+
+
+def test_auto_starts_the_worker_for_a_big_table(flat: pa.Table, flat_sums: LaneSums, cold: None) -> None:
+    # (a cold worker may not be ready before this process has hashed every chunk itself)
+    assert lane_sums([flat]) == flat_sums
+    assert parallel.current_worker_pid() is not None
 
 
 def test_auto_starts_the_worker_lazily_for_an_iterator(flat: pa.Table, flat_sums: LaneSums, cold: None) -> None:
     assert lane_sums(iter(flat.to_batches(max_chunksize=50_000))) == flat_sums  # starts at 200,000 rows seen
-    assert parallel._worker is not None and parallel._worker.rows_done > 0
+    assert parallel.current_worker_pid() is not None
 
 
 def test_auto_stays_single_for_small_inputs(flat: pa.Table, cold: None) -> None:
@@ -279,3 +286,12 @@ def test_worker_that_cannot_start(program: str, flat: pa.Table, flat_sums: LaneS
         lane_sums([flat], workers=2)
     assert lane_sums([flat]) == flat_sums
     assert parallel._auto_off is not None and parallel.resolve_workers(None, 10**9) == 1
+
+
+def test_big_slot_files_are_freed_after_a_call(flat: pa.Table, flat_sums: LaneSums, warm: LaneWorker,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parallel.lanes_worker, "KEEP_BYTES", 1_000)
+    assert lane_sums([flat], workers=2) == flat_sums
+    assert warm.rows_done > 0
+    assert [os.fstat(fd).st_size for fd in warm._slots] == [0] * len(warm._slots)
+    assert lane_sums([flat], workers=2) == flat_sums  # and they grow again

@@ -57,14 +57,16 @@ def lane_sums(
     arrive), with 2+ CPUs and never inside a Spark Python worker. A failed
     worker raises :class:`~ubunye.hashing.parallel.HashWorkerError`.
 
-    ``threads`` (single process only): build the next chunk's lines in a
-    helper thread while this one hashes. Off by default: hashing holds the GIL
+    ``threads`` (one process only; auto then means one process): build the
+    next chunk's lines in a helper thread while this one hashes. Off by default: hashing holds the GIL
     and it did not measurably help (``bench/bench_rows_v1.py`` times it).
     """
     from ubunye.hashing.parallel import resolve_workers
 
     known = rows_hint if rows_hint is not None else _known_rows(batches)
-    n = resolve_workers(workers, known)
+    n = 1 if threads and workers is None else resolve_workers(workers, known)
+    if threads and n > 1:
+        raise ValueError(f"threads=True hashes in one process; it cannot be combined with workers={workers}")
     if n > 1:
         return _parallel_sums(batches, auto=workers is None, known=known)
     total = LaneSums()

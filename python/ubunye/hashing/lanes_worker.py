@@ -36,6 +36,8 @@ from typing import Union
 REQUEST = struct.Struct("<cIBqqqq")
 REPLY = struct.Struct("<cIqQQ")
 MASK64 = (1 << 64) - 1
+KEEP_BYTES = 64 << 20
+"""Buffers (here) and slot files (in the parent) larger than this are freed after use."""
 
 Buffer = Union[bytes, bytearray, memoryview]
 
@@ -115,6 +117,8 @@ def serve(ctl: int, rep: int, slots: list[int]) -> None:
             if op != b"H" or slot >= len(slots):
                 raise ValueError(f"bad request op={op!r} slot={slot}")
             n, a, b = _hash_request(slots[slot], buffers[slot], width, rows, off_bytes, data_bytes, base)
+            if len(buffers[slot]) > KEEP_BYTES:  # do not hold on to the memory of a rare huge chunk
+                buffers[slot] = bytearray()
             os.write(rep, REPLY.pack(b"R", slot, n, a & MASK64, b & MASK64))
         except Exception as exc:  # reported to the parent, which raises it
             message = f"{type(exc).__name__}: {exc}".encode("utf-8", "replace")[:4000]

@@ -89,6 +89,21 @@ class FunctionsSuite extends AnyFunSuite with SparkSessionManager {
     assert(results.map(_._2).distinct.size == 1, results)
   }
 
+  test("generated code hashes each row once, member by member, without a struct row") {
+    withConf(Map("spark.sql.adaptive.enabled" -> "false", "spark.sql.codegen.wholeStage" -> "true",
+        "spark.sql.codegen.factoryMode" -> "CODEGEN_ONLY")) {
+      val df = spark.range(10).selectExpr("id", "cast(id AS string) AS s").selectExpr("ubunye_rows_v1(*)")
+      val code = org.apache.spark.sql.execution.debug.codegenString(df.queryExecution.executedPlan)
+      assert("""\.begin\(\);""".r.findAllIn(code).size == 1, code)
+      assert("""\.end\(\);""".r.findAllIn(code).size == 1, code)
+      assert(!code.contains("hashRow("), code)
+      assert(!code.contains("GenericInternalRow"), code)
+      val interpreted = withConf(Map("spark.sql.codegen.wholeStage" -> "false",
+        "spark.sql.codegen.factoryMode" -> "NO_CODEGEN"))(df.head().getString(0))
+      assert(df.head().getString(0) == interpreted)
+    }
+  }
+
   test("lane sums wrap modulo 2^64 with ANSI mode on") {
     withConf(Map("spark.sql.ansi.enabled" -> "true")) {
       val s = spark.range(0, 5000).selectExpr("ubunye_rows_v1_sums(*)").head().getStruct(0)

@@ -10,6 +10,7 @@ import java.util.zip.{GZIPInputStream, GZIPOutputStream}
   *   check <count> <seed>        compare `count` doubles and floats of each family
   *   write <file.gz> <count> <seed>   record (bits, JVM text) pairs: run on JDK 19+;
   *                               FloatTextSuite replays the file on any JVM
+  *   all-floats <from> <until>   every positive finite float with bits in [from, until)
   */
 object FloatTextCheck {
 
@@ -59,6 +60,22 @@ object FloatTextCheck {
         if (want != got) { bad += 1; if (bad <= 20) println(s"float ${java.lang.Float.floatToRawIntBits(f)}: JVM $want, ours $got") }
       }
       println(s"java ${System.getProperty("java.version")}: $n values, $bad differ")
+      if (bad > 0) sys.exit(1)
+    case "all-floats" :: from :: until :: Nil =>
+      val buf = new Array[Byte](ShortestDecimal.MaxChars)
+      var bits = from.toLong
+      var bad = 0L
+      while (bits < until.toLong) {
+        val f = java.lang.Float.intBitsToFloat(bits.toInt)
+        val want = java.lang.Float.toString(f)
+        val n = ShortestDecimal.writeFloat(buf, 0, f)
+        var same = n == want.length
+        var i = 0
+        while (same && i < n) { same = buf(i) == want.charAt(i); i += 1 }
+        if (!same) { bad += 1; if (bad <= 20) println(s"float bits $bits: JVM $want") }
+        bits += 1
+      }
+      println(s"java ${System.getProperty("java.version")}: floats with bits in [$from, $until): $bad differ")
       if (bad > 0) sys.exit(1)
     case "write" :: file :: count :: seed :: Nil =>
       val out = new PrintWriter(new java.io.OutputStreamWriter(
