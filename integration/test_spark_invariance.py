@@ -31,12 +31,12 @@ SETTINGS: dict[str, tuple[Mapping[str, str], Optional[int]]] = {
     "johannesburg-ansi-off-64-partitions-aqe-off-no-codegen": (
         {"spark.sql.session.timeZone": "Africa/Johannesburg", "spark.sql.ansi.enabled": "false",
          "spark.sql.adaptive.enabled": "false", **_NO_CODEGEN}, 64),
-    "los-angeles-ansi-on-64-partitions-aqe-on-codegen-only": (
+    "los-angeles-ansi-on-7-partitions-aqe-on-no-codegen": (
         {"spark.sql.session.timeZone": "America/Los_Angeles", "spark.sql.ansi.enabled": "true",
-         "spark.sql.adaptive.enabled": "true", **_CODEGEN_ONLY}, 64),
-    "los-angeles-ansi-off-1-partition-aqe-off-no-codegen": (
+         "spark.sql.adaptive.enabled": "true", **_NO_CODEGEN}, 7),
+    "los-angeles-ansi-off-1-partition-aqe-off-codegen-only": (
         {"spark.sql.session.timeZone": "America/Los_Angeles", "spark.sql.ansi.enabled": "false",
-         "spark.sql.adaptive.enabled": "false", **_NO_CODEGEN}, 1),
+         "spark.sql.adaptive.enabled": "false", **_CODEGEN_ONLY}, 1),
 }
 
 

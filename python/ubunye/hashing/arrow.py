@@ -58,8 +58,9 @@ def lane_sums(
     worker raises :class:`~ubunye.hashing.parallel.HashWorkerError`.
 
     ``threads`` (one process only; auto then means one process): build the
-    next chunk's lines in a helper thread while this one hashes. Off by default: hashing holds the GIL
-    and it did not measurably help (``bench/bench_rows_v1.py`` times it).
+    next chunk's lines in a helper thread while this one hashes. Off by
+    default: hashing holds the GIL and it did not measurably help
+    (``bench/bench_rows_v1.py`` times it).
     """
     from ubunye.hashing.parallel import resolve_workers
 

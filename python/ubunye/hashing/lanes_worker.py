@@ -21,15 +21,17 @@ program. Its protocol (all integers little-endian):
 """
 from __future__ import annotations
 
+import os
 import sys
 
-if __name__ == "__main__" and sys.path and sys.path[0]:
+if __name__ == "__main__" and sys.path and sys.path[0] and (
+    os.path.realpath(sys.path[0]) == os.path.dirname(os.path.realpath(__file__))
+):
     # Run as a script: do not let the modules beside this file (arrow.py ...)
     # shadow installed packages.
     del sys.path[0]
 
 import hashlib
-import os
 import struct
 from typing import Union
 

@@ -102,6 +102,8 @@ def resolve_workers(workers: Optional[int], rows_known: Optional[int]) -> int:
     if workers is not None:
         if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
             raise ValueError(f"workers must be None or an int >= 1, not {workers!r}")
+        if workers > 1 and not hasattr(os, "pwritev"):
+            raise ValueError(f"workers={workers} needs os.pwritev and pass_fds (POSIX); use workers=1 here")
         return workers
     if _auto_off or in_spark_worker() or not hasattr(os, "pwritev"):
         return 1
