@@ -44,19 +44,7 @@ def test_fixture_digest_on_native_and_fallback(spark: Any, path: Any) -> None:
         df.unpersist()
 
 
-def _pandas_params() -> list[Any]:
-    out = []
-    for p in FIXTURE_PATHS:
-        marks = []
-        if p.stem == "no_columns_rows":
-            marks.append(pytest.mark.xfail(
-                strict=True, reason="the pandas engine drops the rows of a frame with no columns "
-                "(pandas_to_arrow gives 0 rows); owned by rows-v1 core"))
-        out.append(pytest.param(p, id=p.stem, marks=marks))
-    return out
-
-
-@pytest.mark.parametrize("path", _pandas_params())
+@pytest.mark.parametrize("path", FIXTURE_PATHS, ids=[p.stem for p in FIXTURE_PATHS])
 def test_fixture_digest_on_pandas(path: Any) -> None:
     """The third engine of the comparison (the pandas suite under tests/ checks it in depth)."""
     fx = load_fixture(path)

@@ -248,3 +248,13 @@ def test_pandas_column_arrow_cannot_read_fails_honestly() -> None:
     fp = fingerprint(pd.DataFrame({"mixed": pd.Series(["a", 1], dtype=object)}))
     assert fp.data_hash is None and fp.row_count is None
     assert fp.error is not None and "\n" not in fp.error and "mixed" in fp.error
+
+
+def test_pandas_frame_with_rows_but_no_columns_keeps_its_rows() -> None:
+    from ubunye.testing.fixtures import fixtures_dir, load_fixture
+
+    fx = load_fixture(fixtures_dir() / "no_columns_rows.json")
+    fp = fingerprint(pd.DataFrame(index=range(len(fx.rows))))
+    assert (fp.row_count, fp.schema_hash, fp.data_hash) == (
+        fx.expect.row_count, fx.expect.schema_hash, fx.expect.data_hash)
+    assert fx.expect.row_count and fx.expect.row_count > 0

@@ -123,6 +123,9 @@ def pandas_to_arrow(df: Any) -> "pa.Table":
             column = column.cast(t)
         fields.append(pa.field(str(field.name), t))
         arrays.append(column)
+    if not fields:
+        # a frame with rows but no columns keeps its rows (each is the line "{}")
+        return pa.table({"_": pa.nulls(len(df))}).drop_columns(["_"])
     return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
 
 
