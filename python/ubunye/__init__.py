@@ -10,8 +10,9 @@ never imports pandas or pyspark by itself):
 """
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from ubunye._lazy import lazy_getattr
+
+from typing import TYPE_CHECKING
 
 from ubunye._version import __version__
 
@@ -44,10 +45,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ubunye' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, globals(), _LAZY)

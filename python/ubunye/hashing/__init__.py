@@ -11,8 +11,9 @@ Public API, imported lazily (nothing here imports pandas or pyarrow until used):
 """
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from ubunye._lazy import lazy_getattr
+
+from typing import TYPE_CHECKING
 
 from ubunye.hashing.errors import RowsV1Error
 from ubunye.hashing.fingerprint import Fingerprint, fingerprint
@@ -36,10 +37,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ubunye.hashing' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, globals(), _LAZY)

@@ -23,8 +23,9 @@ SQL (with the plugin): ``ubunye_rows_v1(cols...)`` (data hash),
 """
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from ubunye._lazy import lazy_getattr
+
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
     from ubunye.spark.fingerprint import fingerprint_from_sums, fingerprint_spark
@@ -74,10 +75,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ubunye.spark' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, globals(), _LAZY)
