@@ -17,15 +17,7 @@ from click.testing import CliRunner
 
 from ubunye.cli.app import cli
 from ubunye.spark.testing import child_env, fixture_dataframe
-from ubunye.testing.fixtures import fixtures_dir, load_fixture
-
-# spec section 6: the table behind the reference vector, as Spark reads it
-REFERENCE_CSV = (
-    "id,name,score,passed,day,seen\n"
-    '1,"Mokoena, Thabo",71.5,true,2024-01-02,2024-01-02 03:04:05\n'
-    '2,"Anna ""Annie"" Dlamini",,false,2024-02-29,2024-02-29 23:59:59\n'
-    "3,Sipho,88.0,,,\n"
-)
+from ubunye.testing.fixtures import fixtures_dir, load_fixture, write_reference_csv
 
 
 def hash_json(*args: str) -> dict[str, Any]:
@@ -36,9 +28,7 @@ def hash_json(*args: str) -> dict[str, Any]:
 
 @pytest.fixture
 def reference_csv(tmp_path: Path) -> Path:
-    path = tmp_path / "reference.csv"
-    path.write_text(REFERENCE_CSV, encoding="utf-8")
-    return path
+    return write_reference_csv(tmp_path)
 
 
 def test_csv_with_the_spark_engine_gives_the_reference_vector(spark: Any, reference_csv: Path) -> None:

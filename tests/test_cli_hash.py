@@ -13,21 +13,14 @@ from ubunye.cli.commands import hash as hash_cmd
 from ubunye.hashing import Fingerprint, fingerprint
 from ubunye.io import read_table, write_table
 from ubunye.testing import load_fixtures
+from ubunye.testing.fixtures import write_reference_csv
 
 REFERENCE = {fx.name: fx for fx in load_fixtures()}["reference_3rows"]
-REFERENCE_CSV = (
-    "id,name,score,passed,day,seen\n"
-    '1,"Mokoena, Thabo",71.5,true,2024-01-02,2024-01-02 03:04:05\n'
-    '2,"Anna ""Annie"" Dlamini",,false,2024-02-29,2024-02-29 23:59:59\n'
-    "3,Sipho,88.0,,,\n"
-)
 
 
 @pytest.fixture
 def reference_csv(tmp_path: Path) -> Path:
-    path = tmp_path / "reference.csv"
-    path.write_text(REFERENCE_CSV, encoding="utf-8")
-    return path
+    return write_reference_csv(tmp_path)
 
 
 def invoke(*args: str) -> Result:

@@ -14,24 +14,16 @@ from ubunye.hashing import canonical_kinds, canonical_lines, fingerprint
 from ubunye.io import UnreadablePath, read_arrow, read_table, write_table
 from ubunye.io.csv import infer_value, split_record
 from ubunye.testing import load_fixtures
+from ubunye.testing.fixtures import REFERENCE_CSV, write_reference_csv
 
 FIXTURES = {fx.name: fx for fx in load_fixtures()}
 REFERENCE = FIXTURES["reference_3rows"]
 
-# spec section 6, byte for byte
-REFERENCE_CSV = (
-    "id,name,score,passed,day,seen\n"
-    '1,"Mokoena, Thabo",71.5,true,2024-01-02,2024-01-02 03:04:05\n'
-    '2,"Anna ""Annie"" Dlamini",,false,2024-02-29,2024-02-29 23:59:59\n'
-    "3,Sipho,88.0,,,\n"
-)
 
 
 @pytest.fixture
 def reference_csv(tmp_path: Path) -> Path:
-    path = tmp_path / "reference.csv"
-    path.write_text(REFERENCE_CSV, encoding="utf-8")
-    return path
+    return write_reference_csv(tmp_path)
 
 
 @pytest.mark.parametrize("engine", ["pandas", "arrow"])

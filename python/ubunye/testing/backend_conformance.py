@@ -24,14 +24,8 @@ from typing import Any
 import pytest
 
 from ubunye.engine.config import IOSpec
+from ubunye.testing.fixtures import REFERENCE_CSV
 
-# rows-v1 section 6: the conformance table and its reference vector (section 1).
-REFERENCE_CSV = (
-    "id,name,score,passed,day,seen\n"
-    '1,"Mokoena, Thabo",71.5,true,2024-01-02,2024-01-02 03:04:05\n'
-    '2,"Anna ""Annie"" Dlamini",,false,2024-02-29,2024-02-29 23:59:59\n'
-    "3,Sipho,88.0,,,\n"
-)
 REFERENCE_KINDS = {
     "id": "int32",
     "name": "string",

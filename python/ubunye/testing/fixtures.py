@@ -39,6 +39,23 @@ _EPOCH_UTC = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 _EPOCH = dt.datetime(1970, 1, 1)
 
 
+# rows-v1 spec section 6: the conformance table, byte for byte. Read like Spark
+# (header, inferSchema, UTC) it must give the reference vector of section 1.
+REFERENCE_CSV = (
+    "id,name,score,passed,day,seen\n"
+    '1,"Mokoena, Thabo",71.5,true,2024-01-02,2024-01-02 03:04:05\n'
+    '2,"Anna ""Annie"" Dlamini",,false,2024-02-29,2024-02-29 23:59:59\n'
+    "3,Sipho,88.0,,,\n"
+)
+
+
+def write_reference_csv(folder: Union[str, Path], name: str = "reference.csv") -> Path:
+    """Write :data:`REFERENCE_CSV` into ``folder`` and return the file's path."""
+    path = Path(folder) / name
+    path.write_text(REFERENCE_CSV, encoding="utf-8")
+    return path
+
+
 def fixtures_dir() -> Path:
     """The fixture folder: ``$UBUNYE_ROWS_V1_FIXTURES`` or ``tests/fixtures/rows-v1`` of the checkout."""
     env = os.environ.get("UBUNYE_ROWS_V1_FIXTURES")
