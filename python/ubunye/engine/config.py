@@ -42,7 +42,7 @@ _CONFIG_KEYS = ("inputs", "outputs", "transform", "expectations", "monitors")
 _ENGINE_KEYS = ("time_zone", "spark_conf", "profiles", "backend")
 _INPUT_KEYS = ("format", "path", "table", "options", "version")
 _OUTPUT_KEYS = ("format", "path", "table", "mode", "options", "partition_by")
-_LINEAGE_PARAMS = ("hash_inputs", "sample_fraction", "store", "base_dir")
+_LINEAGE_PARAMS = ("hash_inputs", "sample_fraction", "store", "base_dir", "reuse_hashes")
 
 
 @dataclass(frozen=True)
@@ -72,6 +72,9 @@ class LineageSettings:
     hash_inputs: bool = True
     store: str = "filesystem"
     base_dir: Optional[str] = None
+    # Take an input's hash from an earlier record of exactly the same files
+    # (ubunye.engine.snapshots) instead of scanning it again.
+    reuse_hashes: bool = True
 
 
 @dataclass(frozen=True)
@@ -346,15 +349,20 @@ def _monitors(value: Any, file: Path) -> Optional[LineageSettings]:
                 ConfigDeprecationWarning,
                 stacklevel=2,
             )
-        hash_inputs = params.get("hash_inputs", True)
-        if not isinstance(hash_inputs, bool):
-            if str(hash_inputs).lower() in ("true", "false"):
-                hash_inputs = str(hash_inputs).lower() == "true"
-            else:
-                raise ConfigError(file, f"{key}.params.hash_inputs", f"expected true or false; got {hash_inputs!r}")
         settings = LineageSettings(
-            hash_inputs=hash_inputs,
+            hash_inputs=_flag(params, "hash_inputs", file, f"{key}.params"),
+            reuse_hashes=_flag(params, "reuse_hashes", file, f"{key}.params"),
             store=str(params.get("store", "filesystem")),
             base_dir=None if params.get("base_dir") is None else str(params["base_dir"]),
         )
     return settings
+
+
+def _flag(params: Mapping[str, Any], name: str, file: Path, key: str) -> bool:
+    """A true/false parameter (default true); the strings "true"/"false" are accepted."""
+    value = params.get(name, True)
+    if isinstance(value, bool):
+        return value
+    if str(value).lower() in ("true", "false"):
+        return str(value).lower() == "true"
+    raise ConfigError(file, f"{key}.{name}", f"expected true or false; got {value!r}")

@@ -77,6 +77,7 @@ class TaskExecution:
         lineage_dir: Optional[str] = DEFAULT_LINEAGE_DIR,
         hash_engine: Optional[str] = None,
         backend_obj: Optional[Backend] = None,
+        reuse_hashes: Optional[bool] = None,
     ) -> None:
         self.task_dir = Path(task_dir).resolve()
         self.usecase_dir, self.usecase, self.package, self.task_name = task_identity(self.task_dir)
@@ -105,6 +106,9 @@ class TaskExecution:
         settings = self.config.lineage
         self.lineage = bool(lineage or settings is not None)
         self.hash_inputs = settings.hash_inputs if settings is not None else True
+        if reuse_hashes is None:
+            reuse_hashes = settings.reuse_hashes if settings is not None else True
+        self.reuse_hashes = bool(reuse_hashes)
         if lineage_dir in (None, DEFAULT_LINEAGE_DIR) and settings is not None and settings.base_dir:
             lineage_dir = settings.base_dir
         self.lineage_dir = lineage_dir or DEFAULT_LINEAGE_DIR
@@ -187,7 +191,57 @@ class TaskExecution:
         self.result.record = record
         self.result.record_path = self.recorder.last_path
         self.result.record_errors = list(self.recorder.write_errors)
+        if self.result.record_path is not None:
+            self._publish_hashes(record)
         return self.result
+
+    def _known_hashes(self) -> Any:
+        """The store's index of proven hashes (None when not recording)."""
+        if self.recorder is None or self.context is None:
+            return None
+        from ubunye.lineage.known import KnownHashes
+
+        return KnownHashes(self.recorder.store_for(self.context))
+
+    def _publish_hashes(self, record: Any) -> None:
+        """Note the record's signed steps, so later runs reading those files reuse their hashes."""
+        known = self._known_hashes()
+        if known is None:
+            return
+        from ubunye.engine.snapshots import location_identity
+
+        specs = [*self.config.inputs.items(), *self.config.outputs.items()]
+        known.publish(record, {f"{s.direction}:{n}": location_identity(s.location) for n, s in specs})
+
+    def _signature(self, spec: IOSpec, delta_version: Optional[int]) -> Optional[str]:
+        from ubunye.engine.snapshots import storage_signature
+
+        return storage_signature(spec, spark=getattr(self.backend, "spark", None), delta_version=delta_version)
+
+    def _reuse_known_hash(self, event: Any, spec: IOSpec, frame: Any) -> bool:
+        """Take the input's hash from an earlier record of exactly these files, if any."""
+        known = self._known_hashes()
+        if known is None or not self.reuse_hashes or not event.storage_signature:
+            return False
+        started = time.perf_counter()
+        try:
+            from ubunye.engine.snapshots import location_identity
+            from ubunye.hashing.digest import schema_hash
+            from ubunye.hashing.fingerprint import Fingerprint
+
+            schema = schema_hash(list(self.backend.port(frame).schema.items()))
+            found = known.find(location_identity(spec.location), event.storage_signature, schema)
+        except Exception:  # noqa: BLE001 - no reuse: the input is hashed as usual
+            return False
+        if found is None:
+            return False
+        step = found.step
+        event.fingerprint = Fingerprint(step.schema_hash, step.data_hash, step.row_count,
+                                        engine=step.hash_engine or "")
+        event.hash_pass = "reused"
+        event.hash_reused_from = found.source
+        event.hash_seconds = time.perf_counter() - started
+        return True
 
     # --- steps -------------------------------------------------------------
     def read(self) -> dict[str, Any]:
@@ -307,6 +361,12 @@ class TaskExecution:
         want_hash = self.lineage and self.hash_inputs
         if not rules and not want_hash:
             return
+        if want_hash:
+            event.storage_signature = self._signature(spec, delta_version)
+            if self._reuse_known_hash(event, spec, frame):
+                if rules:
+                    self._outcomes(spec.name, "input", rules, self.backend.check(frame, rules), raise_now=True)
+                return
         if want_hash and not rules:  # no scan of its own needed: try hashing it while the run reads it
             observed, handle = self.backend.observe_input(frame, spec.name)
             if handle is not None:
@@ -356,6 +416,8 @@ class TaskExecution:
                     event.fingerprint = _failed_fingerprint(exc)
                 event.hash_seconds = time.perf_counter() - started
                 event.hash_pass = "materialised"
+            if getattr(event.fingerprint, "data_hash", None) is not None:
+                event.storage_signature = self._signature(spec, done.delta_version)
         self.output_events[name] = event
 
 

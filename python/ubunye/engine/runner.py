@@ -38,6 +38,7 @@ def run_task(
     lineage: bool = False,
     lineage_dir: str = DEFAULT_LINEAGE_DIR,
     hash_engine: Optional[str] = None,
+    reuse_hashes: Optional[bool] = None,
     raise_on_error: bool = True,
 ) -> TaskResult:
     """Run one task folder: read, check, transform, check, write (and record).
@@ -47,6 +48,8 @@ def run_task(
     fails raises :class:`TaskFailed` after its record is written, unless
     ``raise_on_error=False`` (then the result says why). ``hash_engine``
     forces a Spark hash engine (``"spark-sql"``: the fallback).
+    ``reuse_hashes=False`` hashes every input even when an earlier record
+    already proved the same files (default: the config's, else True).
     """
     execution = TaskExecution(
         Path(task_dir),
@@ -59,6 +62,7 @@ def run_task(
         lineage=lineage,
         lineage_dir=lineage_dir,
         hash_engine=hash_engine,
+        reuse_hashes=reuse_hashes,
     )
     result = execute(execution)
     if raise_on_error and result.status != "success":
@@ -106,6 +110,7 @@ def notebook(
     lineage: bool = False,
     lineage_dir: str = DEFAULT_LINEAGE_DIR,
     hash_engine: Optional[str] = None,
+    reuse_hashes: Optional[bool] = None,
 ) -> Notebook:
     """A task opened step by step: ``nb.read()``, ``nb.transform()``, ``nb.write()`` or ``nb.run()``."""
     execution = TaskExecution(
@@ -119,5 +124,6 @@ def notebook(
         lineage=lineage,
         lineage_dir=lineage_dir,
         hash_engine=hash_engine,
+        reuse_hashes=reuse_hashes,
     )
     return Notebook(execution)

@@ -51,6 +51,8 @@ class DataEvent:
     location: Optional[str] = None
     frame: Any = None
     fingerprint: Any = None  # ubunye.hashing.Fingerprint, precomputed
-    hash_pass: Optional[str] = None  # "same-pass" | "second-pass" | "materialised"
+    hash_pass: Optional[str] = None  # "same-pass" | "second-pass" | "materialised" | "reused"
     hash_seconds: Optional[float] = None
     delta_version: Optional[int] = None
+    hash_reused_from: Optional[str] = None  # with hash_pass "reused": the step it came from
+    storage_signature: Optional[str] = None  # see ubunye.engine.snapshots

@@ -52,10 +52,16 @@ class Step:
     # How the hash was taken: "same-pass" (observed on the write), "second-pass"
     # (read again), "materialised" (hashed in memory), or None when not hashed.
     hash_pass: Optional[str] = None
-    # "<direction>:<name>" of the step of the same run whose hash was reused
-    # (the same frame is hashed once per run).
+    # Where a reused hash comes from: "<direction>:<name>" of a step of the same
+    # run (the same frame is hashed once per run), or
+    # "<task_path>/<run_id>:<direction>:<name>" of an earlier run's step whose
+    # files were exactly these (hash_pass "reused").
     hash_reused_from: Optional[str] = None
     delta_version: Optional[int] = None
+    # What was on storage when the step was read or written ("files:sha256:..."
+    # over names, sizes and modification times, or "delta:<version>:sha256:..."),
+    # for formats and specs where the files alone decide the rows; else None.
+    storage_signature: Optional[str] = None
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Step":

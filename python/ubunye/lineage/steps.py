@@ -61,10 +61,12 @@ class StepHasher:
             format=event.format,
             location=mask_location(event.location, self.secrets),
             delta_version=event.delta_version,
+            storage_signature=event.storage_signature,
         )
         if event.fingerprint is not None:
             self._fill(step, event.fingerprint, None, event.hash_seconds)
             step.hash_pass = event.hash_pass
+            step.hash_reused_from = event.hash_reused_from
             return step
         if event.direction == "input" and not self.hash_inputs:
             return step

@@ -1,0 +1,154 @@
+"""What is on storage at a location: a signature that changes whenever its rows can.
+
+An input whose files are exactly the files an earlier recorded step hashed (the
+same names, sizes, modification times and, on a local disk, the same inodes; for
+Delta the same commit file of the same version) holds the same rows, so its
+rows-v1 hash can be taken from that step instead of scanning the data again
+(``hash_pass: "reused"``, see :mod:`ubunye.lineage.known`).
+
+Only lossless formats are signed (parquet and Delta: their files hold the
+frame's types and values, where csv and json are parsed again on every read),
+and only where nothing but the files decides the rows:
+
+- an input without read options (a Delta version is part of the signature);
+- an output written whole: mode ``overwrite`` or ``errorifexists``, no
+  ``partition_by``, and only write options that cannot change a value
+  (compression, file sizes).
+
+A location the process cannot list (a Spark Connect session on a remote path,
+a missing path) has no signature, and its hash is computed as usual.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Any, Iterable, Optional
+
+from ubunye.engine.config import IOSpec
+
+SIGNED_FORMATS = ("parquet", "delta")
+WHOLE_WRITE_MODES = ("overwrite", "errorifexists")
+# Write options that change how rows are stored, never which rows or values.
+HARMLESS_WRITE_OPTIONS = frozenset({"compression", "maxRecordsPerFile", "parquet.block.size", "parquet.page.size"})
+
+Entry = tuple[str, int, int, str]  # relative path, size, modification time, file identity
+
+
+def signable(spec: IOSpec) -> bool:
+    """True when the rows at ``spec``'s location are decided by its files alone."""
+    if spec.format not in SIGNED_FORMATS or spec.path is None:
+        return False
+    if spec.direction == "input":
+        return not spec.options
+    if spec.mode not in WHOLE_WRITE_MODES or spec.partition_by:
+        return False
+    return {str(k) for k in spec.options} <= HARMLESS_WRITE_OPTIONS
+
+
+def storage_signature(spec: IOSpec, *, spark: Any = None, delta_version: Optional[int] = None) -> Optional[str]:
+    """The signature of what is at ``spec``'s location now, or None when it cannot be
+    taken (a format or spec that does not qualify, a location that cannot be listed)."""
+    if not signable(spec):
+        return None
+    location = str(spec.path)
+    try:
+        if spec.format == "delta":
+            if delta_version is None:
+                return None
+            commit = f"_delta_log/{int(delta_version):020d}.json"
+            entries = _entries(location, spark, only=commit)
+            return None if not entries else f"delta:{int(delta_version)}:{_digest(entries)}"
+        entries = _entries(location, spark)
+        return None if not entries else f"files:{_digest(entries)}"
+    except (OSError, ValueError):
+        return None
+
+
+def _digest(entries: Iterable[Entry]) -> str:
+    h = hashlib.sha256()
+    for rel, size, mtime, ident in sorted(entries):
+        h.update(f"{rel}\0{size}\0{mtime}\0{ident}\n".encode("utf-8", "surrogateescape"))
+    return "sha256:" + h.hexdigest()
+
+
+def local_path(location: str) -> Optional[Path]:
+    """The local path of a location (a plain path or a ``file:`` URI), else None."""
+    if location.startswith("file://"):
+        return Path(location[len("file://"):])
+    if location.startswith("file:"):
+        return Path(location[len("file:"):])
+    if "://" in location:
+        return None
+    return Path(location)
+
+
+def location_identity(location: str) -> str:
+    """One text per place: local paths absolute and normalised (``a/x/../b`` and
+    ``file:`` URIs of it are the same place), other URIs without a trailing slash."""
+    local = local_path(location)
+    if local is not None:
+        return os.path.abspath(local)
+    return location.rstrip("/")
+
+
+def _entries(location: str, spark: Any, only: Optional[str] = None) -> Optional[list[Entry]]:
+    local = local_path(location)
+    if local is not None:
+        return _local_entries(local, only)
+    return _hadoop_entries(spark, location, only)
+
+
+def _hidden(name: str) -> bool:
+    """Files and folders Spark's file sources skip (``_SUCCESS``, ``.crc`` files, ``_delta_log``)."""
+    return name.startswith((".", "_"))
+
+
+def _local_entries(root: Path, only: Optional[str]) -> Optional[list[Entry]]:
+    if only is not None:
+        st = (root / only).stat()
+        return [(only, st.st_size, st.st_mtime_ns, f"{st.st_dev}:{st.st_ino}")]
+    if root.is_file():
+        st = root.stat()
+        return [(root.name, st.st_size, st.st_mtime_ns, f"{st.st_dev}:{st.st_ino}")]
+    if not root.is_dir():
+        return None
+    found: list[Entry] = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not _hidden(d)]
+        for name in files:
+            if _hidden(name):
+                continue
+            path = Path(folder) / name
+            st = path.stat()
+            rel = path.relative_to(root).as_posix()
+            found.append((rel, st.st_size, st.st_mtime_ns, f"{st.st_dev}:{st.st_ino}"))
+    return found
+
+
+def _hadoop_entries(spark: Any, location: str, only: Optional[str]) -> Optional[list[Entry]]:
+    """The listing through the session's Hadoop file system (classic sessions only)."""
+    from ubunye.spark._compat import is_connect
+
+    if spark is None or is_connect(spark):
+        return None
+    jvm = spark.sparkContext._jvm
+    conf = spark.sparkContext._jsc.hadoopConfiguration()
+    base = jvm.org.apache.hadoop.fs.Path(location)
+    fs = base.getFileSystem(conf)
+    if only is not None:
+        st = fs.getFileStatus(jvm.org.apache.hadoop.fs.Path(base, only))
+        return [(only, int(st.getLen()), int(st.getModificationTime()), "")]
+    if not fs.exists(base):
+        return None
+    prefix = fs.makeQualified(base).toString().rstrip("/") + "/"
+    found: list[Entry] = []
+    files = fs.listFiles(base, True)
+    while files.hasNext():
+        st = files.next()
+        full = st.getPath().toString()
+        rel = full[len(prefix):] if full.startswith(prefix) else st.getPath().getName()
+        if any(_hidden(part) for part in rel.split("/")):
+            continue
+        found.append((rel, int(st.getLen()), int(st.getModificationTime()), ""))
+    return found

@@ -1,0 +1,223 @@
+"""An input whose files an earlier record already hashed takes that hash (pandas backend).
+
+The reused hash must be the hash a scan gives, must come from a record that still
+says so, and must never be used once a file, the schema or the spec changes.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from ubunye import run_pipeline, run_task
+from ubunye.engine.config import IOSpec
+from ubunye.engine.snapshots import signable, storage_signature
+from ubunye.lineage.known import KNOWN_DIR
+
+ORDERS = pa.table(
+    {
+        "id": pa.array([1, 2, 3, 4, 5], pa.int64()),
+        "item": pa.array(["tea", 'say "hi"', None, "Zoë\n😀", "tea"], pa.string()),
+        "price": pa.array([1.5, float("nan"), 3.25, None, -0.0], pa.float64()),
+        "tags": pa.array([["a"], [], None, ["b", "c"], ["a"]], pa.list_(pa.string())),
+    }
+)
+
+INGEST = """
+CONFIG:
+  inputs:
+    raw: {format: parquet, path: "{{ task_dir }}/../../../data/orders.parquet"}
+  outputs:
+    orders: {format: parquet, path: "{{ task_dir }}/../../../lake/orders"}
+"""
+CLEAN = """
+CONFIG:
+  inputs:
+    orders: {format: parquet, path: "{{ task_dir }}/../../../lake/orders"}
+  outputs:
+    clean: {format: parquet, path: "{{ task_dir }}/../../../lake/clean"}
+"""
+COPY = """
+from ubunye import Task
+
+
+class Copy(Task):
+    def transform(self, sources):
+        (frame,) = sources.values()
+        return {"%s": frame}
+"""
+
+
+def make_task(root: Path, name: str, config: str, output: str) -> Path:
+    task = root / "shop" / "orders" / name
+    task.mkdir(parents=True, exist_ok=True)
+    (task / "config.yaml").write_text(config, encoding="utf-8")
+    (task / "transformations.py").write_text(COPY % output, encoding="utf-8")
+    return task
+
+
+@pytest.fixture
+def usecase(tmp_path: Path) -> Path:
+    (tmp_path / "data").mkdir()
+    pq.write_table(ORDERS, tmp_path / "data" / "orders.parquet")
+    make_task(tmp_path, "ingest", INGEST, "orders")
+    make_task(tmp_path, "clean", CLEAN, "clean")
+    return tmp_path
+
+
+def run(usecase: Path, task: str, **kwargs: Any) -> dict[str, Any]:
+    result = run_task(usecase / "shop" / "orders" / task, backend="pandas", lineage=True, **kwargs)
+    return json.loads(Path(result.record_path).read_text())
+
+
+def only(steps: list[dict[str, Any]]) -> dict[str, Any]:
+    (step,) = steps
+    return step
+
+
+def same_hash(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return all(a[k] == b[k] for k in ("row_count", "schema_hash", "data_hash"))
+
+
+def test_downstream_input_reuses_the_upstream_output_hash(usecase: Path) -> None:
+    ingest = run(usecase, "ingest")
+    clean = run(usecase, "clean")
+    written, read = only(ingest["outputs"]), only(clean["inputs"])
+    assert written["storage_signature"].startswith("files:sha256:")
+    assert read["hash_pass"] == "reused"
+    assert read["hash_reused_from"] == f"shop/orders/ingest/{ingest['run_id']}:output:orders"
+    assert read["storage_signature"] == written["storage_signature"]
+    assert same_hash(read, written)
+    scanned = run(usecase, "clean", reuse_hashes=False)  # the reused hash is what a scan gives
+    assert only(scanned["inputs"])["hash_pass"] != "reused"
+    assert same_hash(only(scanned["inputs"]), read)
+
+
+def test_a_raw_input_is_scanned_once_then_reused(usecase: Path) -> None:
+    first = run(usecase, "ingest")
+    second = run(usecase, "ingest")
+    assert only(first["inputs"])["hash_pass"] != "reused"
+    assert only(second["inputs"])["hash_pass"] == "reused"
+    assert only(second["inputs"])["hash_reused_from"].endswith(f"{first['run_id']}:input:raw")
+    assert same_hash(only(first["inputs"]), only(second["inputs"]))
+
+
+def test_a_changed_file_is_hashed_again(usecase: Path) -> None:
+    first = run(usecase, "ingest")
+    changed = ORDERS.set_column(0, "id", pa.array([1, 2, 3, 4, 6], pa.int64()))
+    pq.write_table(changed, usecase / "data" / "orders.parquet")
+    second = run(usecase, "ingest")
+    before, after = only(first["inputs"]), only(second["inputs"])
+    assert after["hash_pass"] != "reused"
+    assert after["storage_signature"] != before["storage_signature"]
+    assert after["data_hash"] != before["data_hash"]
+
+
+def test_touching_a_file_is_enough_to_hash_it_again(usecase: Path) -> None:
+    run(usecase, "ingest")
+    path = usecase / "data" / "orders.parquet"
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    assert only(run(usecase, "ingest")["inputs"])["hash_pass"] != "reused"
+
+
+def test_a_deleted_or_edited_record_is_never_trusted(usecase: Path) -> None:
+    ingest = run(usecase, "ingest")
+    record_file = usecase / ".ubunye" / "lineage" / "shop" / "orders" / "ingest" / f"{ingest['run_id']}.json"
+    edited = json.loads(record_file.read_text())
+    edited["outputs"][0]["data_hash"] = "sha256:" + "0" * 64
+    record_file.write_text(json.dumps(edited))
+    assert only(run(usecase, "clean")["inputs"])["hash_pass"] != "reused"
+
+    ingest = run(usecase, "ingest")  # proves the files again (a new output signature)
+    (record_file.parent / f"{ingest['run_id']}.json").unlink()
+    clean = run(usecase, "clean")
+    assert only(clean["inputs"])["hash_pass"] != "reused"
+
+
+def test_a_corrupt_index_costs_a_scan_not_a_failure(usecase: Path) -> None:
+    run(usecase, "ingest")
+    for index in (usecase / ".ubunye" / "lineage" / KNOWN_DIR).glob("*.json"):
+        index.write_text("{not json")
+    clean = run(usecase, "clean")
+    assert clean["status"] == "success"
+    assert only(clean["inputs"])["hash_pass"] != "reused"
+    assert only(clean["inputs"])["data_hash"]
+
+
+def test_index_holds_no_location_text(usecase: Path) -> None:
+    run(usecase, "ingest")
+    for index in (usecase / ".ubunye" / "lineage" / KNOWN_DIR).glob("*.json"):
+        assert "lake" not in index.read_text() and "data" not in index.name
+
+
+def test_reuse_can_be_turned_off_in_the_config(usecase: Path) -> None:
+    run(usecase, "ingest")
+    task = usecase / "shop" / "orders" / "clean"
+    config = task / "config.yaml"
+    config.write_text(CLEAN + "  monitors:\n    - {type: lineage, params: {reuse_hashes: false}}\n")
+    assert only(run(usecase, "clean")["inputs"])["hash_pass"] != "reused"
+
+
+def test_pipeline_records_link_through_reused_hashes(usecase: Path) -> None:
+    results = run_pipeline(usecase, "shop", "orders", ["ingest", "clean"], backend="pandas", lineage=True)
+    ingest, clean = (json.loads(Path(r.record_path).read_text()) for r in results)
+    assert only(clean["inputs"])["hash_reused_from"] == f"shop/orders/ingest/{ingest['run_id']}:output:orders"
+
+
+def spec(**kw: Any) -> IOSpec:
+    base: dict[str, Any] = {"name": "x", "direction": "input", "format": "parquet", "path": "p"}
+    base.update(kw)
+    return IOSpec(**base)
+
+
+@pytest.mark.parametrize(
+    "io, ok",
+    [
+        (spec(), True),
+        (spec(format="delta"), True),
+        (spec(format="csv"), False),  # parsed again on every read
+        (spec(format="json"), False),
+        (spec(format="table", path=None, table="db.t"), False),
+        (spec(options={"mergeSchema": "true"}), False),  # a read option can change the rows
+        (spec(direction="output", mode="overwrite"), True),
+        (spec(direction="output", mode="errorifexists", options={"compression": "zstd"}), True),
+        (spec(direction="output", mode="append"), False),  # the frame is not the whole location
+        (spec(direction="output", mode="overwrite", partition_by=("day",)), False),
+        (spec(direction="output", mode="overwrite", options={"replaceWhere": "a > 1"}), False),
+    ],
+)
+def test_which_specs_are_signed(io: IOSpec, ok: bool) -> None:
+    assert signable(io) is ok
+
+
+def test_signature_ignores_hidden_files_and_sees_every_data_file(tmp_path: Path) -> None:
+    folder = tmp_path / "t"
+    folder.mkdir()
+    pq.write_table(ORDERS, folder / "part-0.parquet")
+    io = spec(path=str(folder))
+    first = storage_signature(io)
+    (folder / "_SUCCESS").write_text("")
+    (folder / ".part-0.parquet.crc").write_text("x")
+    assert storage_signature(io) == first
+    assert storage_signature(spec(path=f"file://{folder}")) == first
+    pq.write_table(ORDERS, folder / "part-1.parquet")
+    assert storage_signature(io) != first
+    assert storage_signature(spec(path=str(tmp_path / "missing"))) is None
+
+
+def test_delta_signature_is_the_commit_of_the_version(tmp_path: Path) -> None:
+    log = tmp_path / "t" / "_delta_log"
+    log.mkdir(parents=True)
+    (log / f"{0:020d}.json").write_text("{}")
+    (log / f"{1:020d}.json").write_text("{}")
+    io = spec(format="delta", path=str(tmp_path / "t"))
+    v0, v1 = storage_signature(io, delta_version=0), storage_signature(io, delta_version=1)
+    assert v0 and v1 and v0 != v1 and v0.startswith("delta:0:")
+    assert storage_signature(io) is None  # no version known: no signature
+    assert storage_signature(io, delta_version=7) is None  # a commit that is not there
