@@ -111,10 +111,12 @@ def test_same_task_on_native_fallback_and_pandas_leaves_identical_hashes(engine_
     }
     records = {}
     for label, options in runs.items():
+        # reuse_hashes=False: each engine hashes the input itself (no hash taken from the run before)
         result = run_task(task, lineage=True, variables={"data": str(tmp_path / "data"), "out": str(tmp_path / label)},
-                          **options)
+                          reuse_hashes=False, **options)
         records[label] = only_record(tmp_path / "uc/.ubunye/lineage/proof/pkg/keep", result.run_id)
     native = records["native"]
+    assert "reused" not in {s["hash_pass"] for s in native["inputs"] + records["pandas"]["inputs"]}
     assert native["time_zone"] == "America/Sao_Paulo" and records["pandas"]["time_zone"] == "UTC"
     assert [s["hash_pass"] for s in native["outputs"]] == ["same-pass", "same-pass"]
     assert {s["hash_engine"] for s in native["outputs"]} == {"spark-native"}

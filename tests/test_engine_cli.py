@@ -102,3 +102,16 @@ def test_backend_from_config_and_all_by_name_without_pipeline_yaml(usecase: Path
     assert [line.split()[1] for line in result.stdout.splitlines()] == ["shop/orders/clean", "shop/orders/summary"]
     rec = json.loads(next((usecase / ".ubunye/lineage/shop/orders/clean").glob("*.json")).read_text())
     assert rec["backend"] == "pandas"
+
+
+def test_rehash_inputs_scans_an_input_an_earlier_record_proved(usecase: Path) -> None:
+    def input_passes() -> list[str]:
+        newest = max((usecase / ".ubunye/lineage/shop/orders/clean").glob("*.json"), key=lambda p: p.stat().st_mtime_ns)
+        return [s["hash_pass"] for s in json.loads(newest.read_text())["inputs"]]
+
+    assert run(*base(usecase), "-t", "clean", "--lineage")[0] == 0
+    assert input_passes() == ["materialised"]
+    assert run(*base(usecase), "-t", "clean", "--lineage")[0] == 0
+    assert input_passes() == ["reused"]
+    assert run(*base(usecase), "-t", "clean", "--lineage", "--rehash-inputs")[0] == 0
+    assert input_passes() == ["materialised"]

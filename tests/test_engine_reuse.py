@@ -221,3 +221,18 @@ def test_delta_signature_is_the_commit_of_the_version(tmp_path: Path) -> None:
     assert v0 and v1 and v0 != v1 and v0.startswith("delta:0:")
     assert storage_signature(io) is None  # no version known: no signature
     assert storage_signature(io, delta_version=7) is None  # a commit that is not there
+
+
+def test_parquet_row_count_reads_footers_of_every_data_file(tmp_path: Path) -> None:
+    from ubunye.engine.snapshots import parquet_row_count
+
+    folder = tmp_path / "t"
+    (folder / "day=1").mkdir(parents=True)
+    pq.write_table(ORDERS, folder / "part-0.parquet")
+    pq.write_table(ORDERS.slice(0, 2), folder / "day=1" / "part-1.parquet")
+    (folder / "_SUCCESS").write_text("")
+    assert parquet_row_count(str(folder)) == 7
+    assert parquet_row_count(str(folder / "part-0.parquet")) == 5
+    (folder / "notes.txt").write_text("not parquet")
+    assert parquet_row_count(str(folder)) is None  # Spark would fail on it too: let Spark say so
+    assert parquet_row_count("s3a://bucket/t") is None

@@ -152,3 +152,21 @@ def _hadoop_entries(spark: Any, location: str, only: Optional[str]) -> Optional[
             continue
         found.append((rel, int(st.getLen()), int(st.getModificationTime()), ""))
     return found
+
+
+def parquet_row_count(location: str) -> Optional[int]:
+    """The rows of a local parquet file or folder from its footers (no data read), or
+    None when it is not local or a file is not parquet."""
+    local = local_path(location)
+    if local is None:
+        return None
+    try:
+        import pyarrow.parquet as pq
+
+        entries = _local_entries(local, None)
+        if not entries:
+            return None
+        base = local if local.is_dir() else local.parent
+        return sum(pq.read_metadata(base / rel).num_rows for rel, _, _, _ in entries)
+    except Exception:  # noqa: BLE001 - not readable as parquet here: the caller counts with Spark
+        return None

@@ -60,6 +60,8 @@ def package_tasks(package_dir: Path) -> list[str]:
 @click.option("--lineage", is_flag=True, help="Write a run record per task.")
 @click.option("--lineage-dir", default=".ubunye/lineage", show_default=True,
               help="Where records go, relative to the usecase dir.")
+@click.option("--rehash-inputs", is_flag=True,
+              help="Hash every input, even one whose files an earlier record already proved.")
 def run_command(
     usecase_dir: Path,
     usecase: str,
@@ -74,6 +76,7 @@ def run_command(
     hash_engine: Optional[str],
     lineage: bool,
     lineage_dir: str,
+    rehash_inputs: bool,
 ) -> None:
     """Run tasks of USECASE/PACKAGE under USECASE_DIR."""
     variables = _parse_vars(var_items)
@@ -89,7 +92,8 @@ def run_command(
         if not (package_dir / name).is_dir():
             raise click.UsageError(f"no task folder {package_dir / name}")
     code = run_tasks(usecase_dir, usecase, package, names, dt=dt, dtf=dtf, mode=mode, variables=variables,
-                     backend=backend, hash_engine=hash_engine, lineage=lineage, lineage_dir=lineage_dir)
+                     backend=backend, hash_engine=hash_engine, lineage=lineage, lineage_dir=lineage_dir,
+                     reuse_hashes=False if rehash_inputs else None)
     sys.exit(code)
 
 

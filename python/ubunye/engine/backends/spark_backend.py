@@ -250,7 +250,7 @@ class SparkBackend(Backend):
 
         The run's queries may have read part of an input (a limit, a join that
         skipped a side) or read it twice (a retried stage): the count check
-        (from file metadata for parquet and Delta) catches both, and then the
+        (from parquet footers, or Delta's log) catches both, and then the
         input is hashed in a pass of its own.
         """
         from ubunye.spark import fingerprint_from_sums
@@ -269,9 +269,19 @@ class SparkBackend(Backend):
             fp = fingerprint_from_sums(frame.schema, handle.get["rows_v1"])
         except Exception:  # noqa: BLE001
             return None
+        return fp if fp.row_count == self._exact_count(spec, delta_version) else None
+
+    def _exact_count(self, spec: IOSpec, delta_version: Optional[int]) -> int:
+        """The input's own row count: parquet footers for local files, else Spark's count
+        (Delta answers it from its log)."""
+        if spec.format == "parquet" and not spec.options and spec.path is not None:
+            from ubunye.engine.snapshots import parquet_row_count
+
+            counted = parquet_row_count(spec.path)
+            if counted is not None:
+                return counted
         pinned = replace(spec, version=delta_version) if delta_version is not None else spec
-        exact = self.read(pinned).frame.count()
-        return fp if fp.row_count == exact else None
+        return int(self.read(pinned).frame.count())
 
     def input_hash_pass(self) -> str:
         return SECOND_PASS
