@@ -91,6 +91,8 @@ def test_record_that_cannot_be_written_exits_1_naming_the_path(usecase: Path) ->
     code, _, err = run(*base(usecase), "-t", "clean", "--lineage", "--lineage-dir", "blocked")
     assert code == 1
     assert "could not write run record" in err and str(usecase / "blocked") in err
+    (line,) = err.strip().splitlines()  # said once, on the task's own line
+    assert line.startswith("FAIL shop/orders/clean: ran (") and "but could not write run record" in line
 
 
 def test_backend_from_config_and_all_by_name_without_pipeline_yaml(usecase: Path) -> None:

@@ -6,6 +6,7 @@ not be written (one line per task saying why); 2 for usage errors.
 """
 from __future__ import annotations
 
+import logging
 import sys
 import time
 from pathlib import Path
@@ -99,6 +100,23 @@ def run_command(
 
 def run_tasks(usecase_dir: Path, usecase: str, package: str, names: Sequence[str], **options: Any) -> int:
     """Run tasks in order (stopping at the first failure); print one line each; the exit code."""
+    quiet = _Reported()  # the recorder logs a record it could not write; here the line below says it
+    recorder_log = logging.getLogger("ubunye.lineage")  # the recorder's logger
+    recorder_log.addFilter(quiet)
+    try:
+        return _run_each(usecase_dir, usecase, package, names, options)
+    finally:
+        recorder_log.removeFilter(quiet)
+
+
+class _Reported(logging.Filter):
+    """Drops the recorder's own error lines while `ubunye run` reports them itself."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("could not write run record")
+
+
+def _run_each(usecase_dir: Path, usecase: str, package: str, names: Sequence[str], options: Any) -> int:
     from ubunye.engine.errors import EngineError
     from ubunye.engine.runner import run_task
 
@@ -113,13 +131,18 @@ def run_tasks(usecase_dir: Path, usecase: str, package: str, names: Sequence[str
             failed = True
             break
         seconds = time.perf_counter() - started
-        if result.status == "success":
+        lost = list(dict.fromkeys(" ".join(str(e).split()) for e in result.record_errors))  # once each
+        if result.status == "success" and not lost:
             where = f", record {result.record_path}" if result.record_path else ""
             click.echo(f"ok   {task_path} ({seconds:.1f}s, run {result.run_id[:8]}{where})")
+        elif result.status == "success":
+            click.echo(f"FAIL {task_path}: ran ({seconds:.1f}s, run {result.run_id[:8]}) but {lost.pop(0)}", err=True)
         else:
-            click.echo(f"FAIL {task_path}: {result.reason()}", err=True)
-        for error in result.record_errors:
-            click.echo(f"FAIL {task_path}: {' '.join(str(error).split())}", err=True)
+            reason = result.reason()
+            click.echo(f"FAIL {task_path}: {reason}", err=True)
+            lost = [e for e in lost if e != reason]
+        for error in lost:
+            click.echo(f"FAIL {task_path}: {error}", err=True)
         for entry in result.expectations:
             if not entry["passed"] and entry["severity"] == "warn":
                 click.echo(f"warn {task_path}: {entry['output']}: {entry['rule']} ({entry['kind']}) "
