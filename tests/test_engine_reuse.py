@@ -236,3 +236,16 @@ def test_parquet_row_count_reads_footers_of_every_data_file(tmp_path: Path) -> N
     (folder / "notes.txt").write_text("not parquet")
     assert parquet_row_count(str(folder)) is None  # Spark would fail on it too: let Spark say so
     assert parquet_row_count("s3a://bucket/t") is None
+
+
+def test_trace_says_where_a_reused_hash_came_from(usecase: Path) -> None:
+    from click.testing import CliRunner
+
+    from ubunye.cli.app import cli
+
+    ingest = run(usecase, "ingest")
+    clean = run(usecase, "clean")
+    out = CliRunner().invoke(cli, ["lineage", "trace", "-d", str(usecase), "-u", "shop", "-p", "orders",
+                                   "-t", "clean", "--run-id", clean["run_id"]]).stdout
+    assert f"hash taken from shop/orders/ingest/{ingest['run_id']}:output:orders (the same files)" in out
+    assert "reused" in out

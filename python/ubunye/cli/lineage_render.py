@@ -139,6 +139,8 @@ def _story_step(s: TraceStep) -> None:
              f"  [{s.method}{', ' + s.engine if s.engine else ''}{', ' + s.hash_pass if s.hash_pass else ''}]")
     else:
         echo(f"    rows {cell(s.row_count)}; no proof of the rows: {s.no_hash_reason}")
+    if s.hash_reused_from and s.hash_pass == "reused":
+        echo(f"    hash taken from {s.hash_reused_from} (the same files)")
     if s.seconds is not None:
         echo(f"    {'read' if s.direction == 'input' else 'written'} in {_secs(s.seconds)}")
 

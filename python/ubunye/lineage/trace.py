@@ -46,6 +46,7 @@ class TraceStep:
     hash_seconds: Optional[float]
     no_hash_reason: Optional[str]
     seconds: Optional[float]  # the read or write time from the timings
+    hash_reused_from: Optional[str] = None  # the step whose hash this one took
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -93,7 +94,7 @@ def _step(record: RunRecord, step: Step) -> TraceStep:
         row_count=step.row_count, schema_hash=step.schema_hash, data_hash=step.data_hash,
         method=step.hash_method, engine=step.hash_engine, hash_pass=step.hash_pass,
         hash_seconds=step.hash_seconds, no_hash_reason=why_no_hash(step, record.record_version),
-        seconds=_io_seconds(record, step),
+        seconds=_io_seconds(record, step), hash_reused_from=step.hash_reused_from,
     )
 
 
