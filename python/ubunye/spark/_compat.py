@@ -114,3 +114,51 @@ def functions_for(obj: Any) -> Any:
 def call_function(obj: Any, name: str, *cols: Any) -> Any:
     """``call_function(name, *cols)`` for ``obj``'s kind of session (classic or Connect)."""
     return functions_for(obj).call_function(name, *cols)
+
+
+def new_observation(obj: Any, name: str) -> Any:
+    """A classic ``Observation`` for a classic DataFrame. (``pyspark.sql.Observation``
+    picks its kind by the process-wide flag, which is wrong in a process holding both
+    kinds of session; on Connect, observe by name instead: see ``connect_flows``.)"""
+    if is_connect(obj):
+        raise TypeError("observe a Spark Connect DataFrame by name (its metrics come with each response)")
+    from pyspark.sql.observation import Observation
+
+    observation = object.__new__(Observation)  # the classic class, whatever is_remote() says
+    observation.__init__(name)
+    return observation
+
+
+def observation_arrived(observation: Any, spark: Any, wait_sec: float, drain_ms: int) -> bool:
+    """True once a classic ``Observation`` holds its metrics (private ``_jo``: the JVM
+    ``Observation`` whose future completes when the listener bus delivers them).
+
+    With ``wait_sec`` > 0, polls that long; with ``drain_ms`` > 0, first lets the
+    listener bus deliver what is queued (a query that ran has then reported).
+    """
+    import time
+
+    jo = getattr(observation, "_jo", None)
+    if jo is None:
+        return False
+    future = jo.future()
+    if drain_ms > 0 and not future.isCompleted():
+        try:
+            spark.sparkContext._jsc.sc().listenerBus().waitUntilEmpty(drain_ms)  # noqa: SLF001
+        except Exception:  # noqa: BLE001 - a bus that cannot be drained: rely on the future alone
+            pass
+    deadline = time.monotonic() + wait_sec
+    while not future.isCompleted():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def connect_flows(written: Any) -> dict[str, Any]:
+    """Spark Connect: the observed metrics (by observation name) the last action on
+    ``written`` carried back in its response (``DataFrame.executionInfo.flows``)."""
+    info = getattr(written, "executionInfo", None)
+    if info is None:
+        return {}
+    return {str(name): metrics for name, metrics in (info.flows or [])}

@@ -1,12 +1,13 @@
 """The Spark backend: parquet, csv, json, Delta and catalog tables, hashed on the write.
 
 With recording on, an output's rows-v1 hash is taken in the same pass as its
-write: the native sums aggregate (``ubunye.spark.rows_v1_sums_column``) is
-attached with ``DataFrame.observe`` and read back from the
-:class:`~pyspark.sql.Observation` after the write. Where that is impossible
-(no native functions, e.g. Spark Connect or a forced ``spark-sql`` engine, a
-hash that cannot be built, or a write that did not run its query) the hash is
-taken in a second pass and the step says so (``hash_pass``).
+write: the native sums aggregate is observed on the written frame
+(:class:`ubunye.spark.observe.SumsObserver`, classic sessions and Spark
+Connect servers with the plugin alike) and read back after the write. Where
+that is impossible (no native functions: a Connect server without the plugin
+or a forced ``spark-sql`` engine; a hash that cannot be built; a write that did
+not run its query) the hash is taken in a second pass and the step says so
+(``hash_pass``).
 
 Inputs: an input with expectations is hashed in the scan that checks it; one
 without is observed the same way while the run's own queries read it, and
@@ -17,7 +18,6 @@ its own (``second-pass``).
 from __future__ import annotations
 
 import time
-import uuid
 from dataclasses import replace
 from typing import Any, Mapping, Optional, Sequence
 
@@ -29,8 +29,6 @@ from ubunye.engine.expectations import Outcome, Rule
 
 SAME_PASS = "same-pass"
 SECOND_PASS = "second-pass"
-OBSERVATION_WAIT_SEC = 120.0
-OBSERVATION_DRAIN_MS = 10_000  # wait for the listener bus to deliver observed metrics
 # Formats whose files hold exactly the frame's schema and rows: a second pass
 # may read them back; csv and json do not (types are inferred again on read).
 _LOSSLESS = ("parquet", "delta", "table")
@@ -75,6 +73,9 @@ class SparkBackend(Backend):
             raise ValueError(f"unknown Spark hash engine {hash_engine!r}: expected spark-native or spark-sql")
         self.hash_engine = hash_engine
         self._native: Optional[bool] = None
+        from ubunye.spark.observe import SumsObserver
+
+        self._observer = SumsObserver()
 
     # --- reading -----------------------------------------------------------
     def read(self, spec: IOSpec) -> ReadResult:
@@ -123,17 +124,18 @@ class SparkBackend(Backend):
             return WriteResult(written=False)
         observation, hash_error = (None, None)
         if hash_output and self._can_observe():
-            observation, frame_to_write, hash_error = self._observe(frame, spec.name)
+            observation, frame_to_write, hash_error = self._observer.attach(frame, spec.name)
         else:
             frame_to_write = frame
         self._save(frame_to_write, spec)
+        self._observer.after_write(frame_to_write)
         version = self._written_version(spec)
         if not hash_output:
             return WriteResult(written=True, delta_version=version)
         fp = None
         if observation is not None:
             started = time.perf_counter()
-            fp, hash_error = self._observed(frame, observation)
+            fp, hash_error = self._observer.result(observation, frame, spark=self.spark)
             seconds = time.perf_counter() - started
             if fp is not None:
                 return WriteResult(True, version, fp, SAME_PASS, round(seconds, 6))
@@ -175,36 +177,6 @@ class SparkBackend(Backend):
             self._native = bool(native_available(self.spark))
         return self._native
 
-    def _observe(self, frame: Any, name: str) -> tuple[Any, Any, Optional[str]]:
-        from pyspark.sql.observation import Observation
-
-        from ubunye.spark import rows_v1_sums_column
-
-        try:
-            column = rows_v1_sums_column(frame)
-        except Exception as exc:  # noqa: BLE001 - a type with no canonical text: second pass reports it
-            return None, frame, one_line(exc)
-        observation = Observation(f"ubunye_{name}_{uuid.uuid4().hex[:8]}")
-        return observation, frame.observe(observation, column.alias("rows_v1")), None
-
-    def _observed(self, frame: Any, observation: Any) -> tuple[Any, Optional[str]]:
-        """The observed sums as a Fingerprint, waiting a bounded time for them."""
-        jo = getattr(observation, "_jo", None)
-        if jo is not None:
-            deadline = time.monotonic() + OBSERVATION_WAIT_SEC
-            future = jo.future()
-            while not future.isCompleted():
-                if time.monotonic() > deadline:
-                    return None, "the write's observed metrics did not arrive"
-                time.sleep(0.01)
-        try:
-            from ubunye.spark import fingerprint_from_sums
-
-            metrics = observation.get
-            return fingerprint_from_sums(frame.schema, metrics["rows_v1"]), None
-        except Exception as exc:  # noqa: BLE001
-            return None, one_line(exc)
-
     def _second_pass(self, frame: Any, spec: IOSpec, version: Optional[int]) -> Any:
         """Hash again: the written data for lossless formats, else the frame."""
         readback = spec.format in _LOSSLESS and spec.mode in ("overwrite", "errorifexists") and not spec.partition_by
@@ -242,7 +214,7 @@ class SparkBackend(Backend):
         """The input with the native sums observed on it: the write that reads it hashes it."""
         if not self._can_observe():
             return frame, None
-        observation, observed, _ = self._observe(frame, f"in_{name}")
+        observation, observed, _ = self._observer.attach(frame, f"in_{name}")
         return (observed, observation) if observation is not None else (frame, None)
 
     def observed_input(self, spec: IOSpec, frame: Any, handle: Any, delta_version: Optional[int]) -> Any:
@@ -253,22 +225,9 @@ class SparkBackend(Backend):
         (from parquet footers, or Delta's log) catches both, and then the
         input is hashed in a pass of its own.
         """
-        from ubunye.spark import fingerprint_from_sums
-
-        jo = getattr(handle, "_jo", None)
-        if jo is None:
-            return None
-        if not jo.future().isCompleted():  # metrics arrive through the listener bus: let it drain
-            try:
-                self.spark.sparkContext._jsc.sc().listenerBus().waitUntilEmpty(OBSERVATION_DRAIN_MS)
-            except Exception:  # noqa: BLE001 - a bus that cannot be drained: rely on isCompleted alone
-                pass
-        if not jo.future().isCompleted():
-            return None  # no query of the run read this input
-        try:
-            fp = fingerprint_from_sums(frame.schema, handle.get["rows_v1"])
-        except Exception:  # noqa: BLE001
-            return None
+        fp, _ = self._observer.result(handle, frame, spark=self.spark, wait=False)
+        if fp is None:
+            return None  # no query of the run read this input (or its metrics never came)
         return fp if fp.row_count == self._exact_count(spec, delta_version) else None
 
     def _exact_count(self, spec: IOSpec, delta_version: Optional[int]) -> int:

@@ -1,0 +1,95 @@
+"""The native rows-v1 sums observed on a DataFrame while a query runs it (same pass).
+
+:class:`SumsObserver` attaches ``ubunye_rows_v1_sums(*)`` to a DataFrame with
+``DataFrame.observe`` and, after an action ran the observed plan (a write),
+turns the observed sums into a :class:`~ubunye.hashing.fingerprint.Fingerprint`.
+
+- Classic sessions: a classic ``Observation``; its metrics reach the driver
+  through the listener bus, so reading them waits (bounded) for the bus.
+- Spark Connect: by observation *name*: the metrics come back in the response
+  of the action (``executionInfo.flows``), which :meth:`SumsObserver.after_write`
+  keeps. (Not an ``Observation`` object: pyspark's Connect client merges the
+  Observations of a union's or join's two sides into one dict, so a frame
+  observed that way and then joined with itself fails.)
+
+What the observed sums cover is the caller's business: an output observed on
+its write sees every written row; an input observed while the run's queries
+read it may have been read in part or twice (the engine checks its count).
+"""
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any, Mapping, Optional
+
+from ubunye.spark import _compat
+
+METRIC = "rows_v1"
+WAIT_SEC = 120.0  # the longest wait for a finished write's metrics (classic)
+DRAIN_MS = 10_000  # the longest wait for the listener bus to deliver queued events (classic)
+
+
+@dataclass(frozen=True)
+class Observed:
+    """What :meth:`SumsObserver.attach` hands back: the handle to read the sums with."""
+
+    name: str
+    observation: Any = None  # classic Observation; None on Spark Connect (by name)
+
+
+class SumsObserver:
+    """Observes the native sums on frames of one session and reads them back."""
+
+    def __init__(self) -> None:
+        self._flows: dict[str, Mapping[str, Any]] = {}  # Spark Connect: metrics by name
+
+    def attach(self, frame: Any, name: str) -> tuple[Optional[Observed], Any, Optional[str]]:
+        """``(handle, observed frame, None)``, or ``(None, frame, why)`` when the sums
+        cannot be observed (a column type with no canonical text, ...)."""
+        from ubunye.spark import rows_v1_sums_column
+
+        label = f"ubunye_{name}_{uuid.uuid4().hex[:8]}"
+        try:
+            column = rows_v1_sums_column(frame).alias(METRIC)
+            if _compat.is_connect(frame):
+                return Observed(label), frame.observe(label, column), None
+            observation = _compat.new_observation(frame, label)
+            return Observed(label, observation), frame.observe(observation, column), None
+        except Exception as exc:  # noqa: BLE001 - the caller hashes in a pass of its own and says why
+            return None, frame, _one_line(exc)
+
+    def after_write(self, written: Any) -> None:
+        """Keep the metrics a Spark Connect action on ``written`` carried back."""
+        if _compat.is_connect(written):
+            self._flows.update(_compat.connect_flows(written))
+
+    def result(self, handle: Observed, frame: Any, *, spark: Any = None, wait: bool = True) -> tuple[Any, Optional[str]]:
+        """The observed sums of ``frame`` as a Fingerprint, or ``(None, why)``.
+
+        ``wait``: the observed plan surely ran (a write of it returned), so wait for
+        its metrics; otherwise only drain the listener bus and take what is there
+        (a frame the run's queries may never have read).
+        """
+        if handle.observation is None:
+            metrics = self._flows.get(handle.name)
+            if metrics is None:
+                return None, "no observed metrics came back with the write"
+        else:
+            arrived = _compat.observation_arrived(
+                handle.observation, spark, WAIT_SEC if wait else 0.0, 0 if wait else DRAIN_MS)
+            if not arrived:
+                return None, "the observed metrics did not arrive"
+            try:
+                metrics = handle.observation.get
+            except Exception as exc:  # noqa: BLE001
+                return None, _one_line(exc)
+        try:
+            from ubunye.spark import fingerprint_from_sums
+
+            return fingerprint_from_sums(frame.schema, metrics[METRIC]), None
+        except Exception as exc:  # noqa: BLE001
+            return None, _one_line(exc)
+
+
+def _one_line(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
