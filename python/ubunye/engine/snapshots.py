@@ -15,8 +15,9 @@ and only where nothing but the files decides the rows:
   ``partition_by``, and only write options that cannot change a value
   (compression, file sizes).
 
-A location the process cannot list (a Spark Connect session on a remote path,
-a missing path) has no signature, and its hash is computed as usual.
+A location the process cannot list (any path of a Spark Connect session: the
+server reads its own file system; a missing path) has no signature, and its
+hash is computed as usual.
 """
 from __future__ import annotations
 
@@ -51,6 +52,11 @@ def storage_signature(spec: IOSpec, *, spark: Any = None, delta_version: Optiona
     taken (a format or spec that does not qualify, a location that cannot be listed)."""
     if not signable(spec):
         return None
+    if spark is not None:
+        from ubunye.spark._compat import is_connect
+
+        if is_connect(spark):  # the server reads its own file system, which this process cannot see
+            return None
     location = str(spec.path)
     try:
         if spec.format == "delta":
@@ -128,9 +134,7 @@ def _local_entries(root: Path, only: Optional[str]) -> Optional[list[Entry]]:
 
 def _hadoop_entries(spark: Any, location: str, only: Optional[str]) -> Optional[list[Entry]]:
     """The listing through the session's Hadoop file system (classic sessions only)."""
-    from ubunye.spark._compat import is_connect
-
-    if spark is None or is_connect(spark):
+    if spark is None:
         return None
     jvm = spark.sparkContext._jvm
     conf = spark.sparkContext._jsc.hadoopConfiguration()
