@@ -122,6 +122,7 @@ class TaskExecution:
         self._deferred: dict[str, tuple[IOSpec, Any, Any]] = {}  # inputs hashed while the run reads them
         self.output_events: dict[str, Any] = {}
         self.recorder: Any = None
+        self.reuse: Any = None  # HashReuse, when recording
         self.context: Any = None
         self._started = time.perf_counter()
         self._finished = False
@@ -152,6 +153,9 @@ class TaskExecution:
             spark=self.backend.spark,
         )
         self.recorder.task_start(context=self.context, config=dict(self.config.raw))
+        from ubunye.engine.reuse import HashReuse
+
+        self.reuse = HashReuse(self.recorder.store_for(self.context), self.backend, enabled=self.reuse_hashes)
         return self
 
     def finish(self, status: str, error: Optional[BaseException] = None) -> TaskResult:
@@ -195,53 +199,14 @@ class TaskExecution:
             self._publish_hashes(record)
         return self.result
 
-    def _known_hashes(self) -> Any:
-        """The store's index of proven hashes (None when not recording)."""
-        if self.recorder is None or self.context is None:
-            return None
-        from ubunye.lineage.known import KnownHashes
-
-        return KnownHashes(self.recorder.store_for(self.context))
-
     def _publish_hashes(self, record: Any) -> None:
         """Note the record's signed steps, so later runs reading those files reuse their hashes."""
-        known = self._known_hashes()
-        if known is None:
-            return
-        from ubunye.engine.snapshots import location_identity
-
-        specs = [*self.config.inputs.items(), *self.config.outputs.items()]
-        known.publish(record, {f"{s.direction}:{n}": location_identity(s.location) for n, s in specs})
+        if self.reuse is not None:
+            specs = {f"{s.direction}:{n}": s for n, s in [*self.config.inputs.items(), *self.config.outputs.items()]}
+            self.reuse.publish(record, specs)
 
     def _signature(self, spec: IOSpec, delta_version: Optional[int]) -> Optional[str]:
-        from ubunye.engine.snapshots import storage_signature
-
-        return storage_signature(spec, spark=getattr(self.backend, "spark", None), delta_version=delta_version)
-
-    def _reuse_known_hash(self, event: Any, spec: IOSpec, frame: Any) -> bool:
-        """Take the input's hash from an earlier record of exactly these files, if any."""
-        known = self._known_hashes()
-        if known is None or not self.reuse_hashes or not event.storage_signature:
-            return False
-        started = time.perf_counter()
-        try:
-            from ubunye.engine.snapshots import location_identity
-            from ubunye.hashing.digest import schema_hash
-            from ubunye.hashing.fingerprint import Fingerprint
-
-            schema = schema_hash(list(self.backend.port(frame).schema.items()))
-            found = known.find(location_identity(spec.location), event.storage_signature, schema)
-        except Exception:  # noqa: BLE001 - no reuse: the input is hashed as usual
-            return False
-        if found is None:
-            return False
-        step = found.step
-        event.fingerprint = Fingerprint(step.schema_hash, step.data_hash, step.row_count,
-                                        engine=step.hash_engine or "")
-        event.hash_pass = "reused"
-        event.hash_reused_from = found.source
-        event.hash_seconds = time.perf_counter() - started
-        return True
+        return self.reuse.signature(spec, delta_version) if self.reuse is not None else None
 
     # --- steps -------------------------------------------------------------
     def read(self) -> dict[str, Any]:
@@ -363,7 +328,7 @@ class TaskExecution:
             return
         if want_hash:
             event.storage_signature = self._signature(spec, delta_version)
-            if self._reuse_known_hash(event, spec, frame):
+            if self.reuse is not None and self.reuse.take(event, spec, frame):
                 if rules:
                     self._outcomes(spec.name, "input", rules, self.backend.check(frame, rules), raise_now=True)
                 return
