@@ -65,6 +65,7 @@ case class RowsV1Lanes(child: Expression) extends UnaryExpression {
         case DoubleType => s"$k.putDouble(${v.value});"
         case FloatType => s"$k.putFloat(${v.value});"
         case _: StringType => s"$k.putString(${v.value});"
+        case ArrayType(_: StringType, _) => s"$k.putStringArray(${v.value});"
         case BinaryType => s"$k.putBinary(${v.value});"
         case DateType => s"$k.putDate(${v.value});"
         case TimestampType => s"$k.putTimestamp(${v.value});"

@@ -33,10 +33,24 @@ final class LineBuffer(initialCapacity: Int = 512) {
   def put(src: Array[Byte]): Unit = {
     val n = src.length
     ensure(n)
-    if (n <= 16) { // short member prefixes and constants: a loop beats arraycopy's call
+    if (n > 16 || !Unaligned) System.arraycopy(src, 0, bytes, pos, n)
+    else if (n >= 4) {
+      // short member prefixes and constants: two word copies, the second ending at n and
+      // overlapping the first (both in bounds: ensure above), beat a byte loop and
+      // arraycopy's call
+      val at = Platform.BYTE_ARRAY_OFFSET + pos
+      val from = Platform.BYTE_ARRAY_OFFSET
+      if (n >= 8) {
+        Platform.putLong(bytes, at, Platform.getLong(src, from))
+        Platform.putLong(bytes, at + n - 8, Platform.getLong(src, from + n - 8))
+      } else {
+        Platform.putInt(bytes, at, Platform.getInt(src, from))
+        Platform.putInt(bytes, at + n - 4, Platform.getInt(src, from + n - 4))
+      }
+    } else {
       var i = 0
       while (i < n) { bytes(pos + i) = src(i); i += 1 }
-    } else System.arraycopy(src, 0, bytes, pos, n)
+    }
     pos += n
   }
 
@@ -44,13 +58,11 @@ final class LineBuffer(initialCapacity: Int = 512) {
 
   def putLong(v: Long): Unit = {
     ensure(20)
-    if (v < 0) {
-      bytes(pos) = '-'; pos += 1
-      if (v == Long.MinValue) { putAsciiUnchecked("9223372036854775808"); return }
-      pos = putPositiveLong(bytes, pos, -v, decimalLength(-v))
-    } else {
-      pos = putPositiveLong(bytes, pos, v, decimalLength(v))
-    }
+    if (v >= 0) pos = putPositiveLong(bytes, pos, v, decimalLength(v))
+    else if (v != Long.MinValue) {
+      bytes(pos) = '-'
+      pos = putPositiveLong(bytes, pos + 1, -v, decimalLength(-v))
+    } else putAsciiUnchecked("-9223372036854775808") // -v overflows
   }
 
   /** Java's `Double.toString` (JDK 19+) of a finite value. */
@@ -68,36 +80,55 @@ final class LineBuffer(initialCapacity: Int = 512) {
   }
 
   /** A JSON string of the UTF-8 bytes, escaped as Jackson escapes (spec 2.2). */
-  def putQuoted(s: UTF8String): Unit = {
-    val n = s.numBytes
-    ensure(n + 2)
-    bytes(pos) = '"'
-    val start = pos + 1
-    s.writeToMemory(bytes, Platform.BYTE_ARRAY_OFFSET + start)
-    var i = start
-    val end = start + n
-    while (i < end && !needsEscape(bytes(i))) i += 1
-    if (i == end) {
-      bytes(end) = '"'
-      pos = end + 1
-    } else {
-      // rare: copy the tail out and write it again with escapes
-      val tail = java.util.Arrays.copyOfRange(bytes, i, end)
-      pos = i
-      putEscaped(tail, 0, tail.length)
-      put('"')
-    }
-  }
+  def putQuoted(s: UTF8String): Unit = putQuoted(s.getBaseObject, s.getBaseOffset, s.numBytes)
 
   /** A JSON string of UTF-8 bytes (names, keys), escaped as Jackson escapes. */
-  def putQuoted(utf8: Array[Byte]): Unit = {
-    put('"'); putEscaped(utf8, 0, utf8.length); put('"')
+  def putQuoted(utf8: Array[Byte]): Unit = putQuoted(utf8, Platform.BYTE_ARRAY_OFFSET, utf8.length)
+
+  /** A JSON string of the `n` UTF-8 bytes at `base` + `offset` (as [[UTF8String]]
+    * addresses them: an array and `Platform.BYTE_ARRAY_OFFSET` on heap, null and an
+    * address off heap), escaped as Jackson escapes.
+    */
+  private def putQuoted(base: AnyRef, offset: Long, n: Int): Unit = {
+    ensure(n + 2)
+    val out = bytes
+    out(pos) = '"'
+    val start = pos + 1
+    // copy and check in one pass: most strings need no escape, so test the bytes on
+    // the way through rather than copy first and scan the copy again; eight at a time
+    // while eight remain (both ranges in bounds: ensure above, i + 8 <= n)
+    val at = Platform.BYTE_ARRAY_OFFSET + start
+    var i = 0
+    while (Unaligned && i + 8 <= n && !anyNeedsEscape(Platform.getLong(base, offset + i))) {
+      Platform.putLong(out, at + i, Platform.getLong(base, offset + i))
+      i += 8
+    }
+    // fewer than eight left (and no escape met): one word ending at n, overlapping
+    // bytes already checked
+    if (Unaligned && i < n && i + 8 > n && n >= 8 && !anyNeedsEscape(Platform.getLong(base, offset + n - 8))) {
+      Platform.putLong(out, at + n - 8, Platform.getLong(base, offset + n - 8))
+      i = n
+    }
+    while (i < n) {
+      val b = Platform.getByte(base, offset + i)
+      if (needsEscape(b)) {
+        pos = start + i
+        putEscaped(base, offset, i, n)
+        put('"')
+        return
+      }
+      out(start + i) = b
+      i += 1
+    }
+    out(start + n) = '"'
+    pos = start + n + 1
   }
 
-  private def putEscaped(src: Array[Byte], from: Int, until: Int): Unit = {
+  /** Bytes [from, until) at `base` + `offset`, escaped (the rare path of putQuoted). */
+  private def putEscaped(base: AnyRef, offset: Long, from: Int, until: Int): Unit = {
     var i = from
     while (i < until) {
-      val b = src(i)
+      val b = Platform.getByte(base, offset + i)
       if (!needsEscape(b)) put(b)
       else {
         ensure(6)
@@ -152,6 +183,15 @@ final class LineBuffer(initialCapacity: Int = 512) {
     pos = writeCivilDate(bytes, pos, days.toLong)
   }
 
+  /** `"yyyy-MM-dd"`: [[putDate]] in quotes, with one bounds check. */
+  def putQuotedDate(days: Int): Unit = {
+    ensure(18)
+    bytes(pos) = '"'
+    val end = writeCivilDate(bytes, pos + 1, days.toLong)
+    bytes(end) = '"'
+    pos = end + 1
+  }
+
   /** `yyyy-MM-ddTHH:mm:ss.ffffff` of microseconds since the epoch, unquoted. */
   def putTimestamp(micros: Long): Unit = {
     ensure(32)
@@ -161,10 +201,10 @@ final class LineBuffer(initialCapacity: Int = 512) {
     val secs = inDay / 1000000L
     val frac = (inDay % 1000000L).toInt
     bytes(p) = 'T'
-    put2(bytes, p + 1, (secs / 3600).toInt); bytes(p + 3) = ':'
-    put2(bytes, p + 4, ((secs / 60) % 60).toInt); bytes(p + 6) = ':'
-    put2(bytes, p + 7, (secs % 60).toInt); bytes(p + 9) = '.'
-    put2(bytes, p + 10, frac / 10000); put2(bytes, p + 12, (frac / 100) % 100); put2(bytes, p + 14, frac % 100)
+    putPair(bytes, p + 1, (secs / 3600).toInt); bytes(p + 3) = ':'
+    putPair(bytes, p + 4, ((secs / 60) % 60).toInt); bytes(p + 6) = ':'
+    putPair(bytes, p + 7, (secs % 60).toInt); bytes(p + 9) = '.'
+    putPair(bytes, p + 10, frac / 10000); putPair(bytes, p + 12, (frac / 100) % 100); putPair(bytes, p + 14, frac % 100)
     pos = p + 16
   }
 
@@ -209,30 +249,111 @@ object LineBuffer {
 
   @inline private def needsEscape(b: Byte): Boolean = (b >= 0 && b < 0x20) || b == '"' || b == '\\'
 
+  private final val Ones = 0x0101010101010101L
+  private final val Highs = 0x8080808080808080L
+
+  /** Whether any of the eight bytes of `w` needs an escape ([[needsEscape]] byte-wise).
+    * "Has a byte less than n" and "has a zero byte" from Sean Anderson's Bit Twiddling
+    * Hacks (exact as yes/no answers; bytes 0x80..0xff never match, as in needsEscape).
+    */
+  @inline private def anyNeedsEscape(w: Long): Boolean = {
+    val quote = w ^ (Ones * '"')
+    val backslash = w ^ (Ones * '\\')
+    val control = (w - Ones * 0x20) & ~w // a byte below 0x20
+    ((control | ((quote - Ones) & ~quote) | ((backslash - Ones) & ~backslash)) & Highs) != 0L
+  }
+
+  /** Eight-byte loads and stores at any offset (as Spark's `ByteArrayMethods` checks). */
+  private val Unaligned: Boolean = Platform.unaligned()
+
+  /** 10^0 .. 10^18. */
+  private val PowersOfTen: Array[Long] = Array.iterate(1L, 19)(_ * 10)
+
+  /** "00", "01", .. "99": two digits per table read instead of one division each. */
+  private val DigitPairs: Array[Byte] =
+    (0 until 100).flatMap(n => Seq('0' + n / 10, '0' + n % 10)).map(_.toByte).toArray
+
   /** Number of decimal digits of v >= 0 (1 for 0). */
   def decimalLength(v: Long): Int = {
-    var n = 1
-    var p = 10L
-    while (n < 19 && v >= p) { n += 1; p *= 10 }
-    n
+    // floor(log10(2^bits)) from the bit length (1233 / 4096 ~ log10(2)), then one
+    // compare fixes it; v | 1 has the digit count of v and keeps 0 at one digit
+    val w = v | 1L
+    val t = ((64 - java.lang.Long.numberOfLeadingZeros(w)) * 1233) >>> 12
+    if (w >= PowersOfTen(t)) t + 1 else t
   }
 
-  /** Writes the `len` digits of v >= 0 at pos; returns the end. */
+  /** Writes v >= 0 as exactly `len` digits at pos, zero-padded on the left when `len`
+    * exceeds [[decimalLength]] (never less); returns the end.
+    */
   def putPositiveLong(out: Array[Byte], pos: Int, v0: Long, len: Int): Int = {
+    val end = pos + len
+    var i = end
     var v = v0
-    var i = pos + len - 1
-    while (i >= pos) { out(i) = ('0' + (v % 10)).toByte; v /= 10; i -= 1 }
-    pos + len
+    // above the int range: eight digits per long division, then int arithmetic
+    while (v > Int.MaxValue) {
+      val q = v / 100000000L
+      val r = (v - q * 100000000L).toInt
+      val hi = r / 10000
+      val lo = r - hi * 10000
+      putPair(out, i - 2, lo % 100); putPair(out, i - 4, lo / 100)
+      putPair(out, i - 6, hi % 100); putPair(out, i - 8, hi / 100)
+      i -= 8
+      v = q
+    }
+    var u = v.toInt
+    while (u >= 100) {
+      val q = u / 100
+      putPair(out, i - 2, u - q * 100)
+      i -= 2
+      u = q
+    }
+    if (u >= 10) { putPair(out, i - 2, u); i -= 2 }
+    else { i -= 1; out(i) = ('0' + u).toByte }
+    while (i > pos) { i -= 1; out(i) = '0' }
+    end
   }
 
-  @inline private def put2(out: Array[Byte], pos: Int, v: Int): Unit = {
-    out(pos) = ('0' + v / 10).toByte; out(pos + 1) = ('0' + v % 10).toByte
+  /** The two digits of 0 <= v < 100 at pos. */
+  @inline private def putPair(out: Array[Byte], pos: Int, v: Int): Unit = {
+    out(pos) = DigitPairs(2 * v); out(pos + 1) = DigitPairs(2 * v + 1)
   }
 
-  /** `yyyy-MM-dd` (year zero-padded to four digits) of a day number; returns the end.
+  /** 0000-03-01 and 9999-12-31 as days since 1970-01-01: the range of [[writeShortYearDate]]. */
+  private final val FastDateMin = -719468L
+  private final val FastDateMax = 2932896L
+
+  /** `yyyy-MM-dd` (year zero-padded to four digits) of a day number; returns the end. */
+  private def writeCivilDate(out: Array[Byte], pos: Int, days: Long): Int =
+    if (days >= FastDateMin && days <= FastDateMax) writeShortYearDate(out, pos, (days - FastDateMin).toInt)
+    else writeAnyCivilDate(out, pos, days)
+
+  /** `yyyy-MM-dd` of day `z` counted from 0000-03-01 (0 <= z <= 3652364, years 0000..9999).
+    * Neri and Schneider's calendar algorithm ("Euclidean affine functions and their
+    * application to calendar algorithms", 2022): Hinnant's computation with its
+    * divisions turned into multiplications and shifts, in int arithmetic.
+    */
+  private def writeShortYearDate(out: Array[Byte], pos: Int, z: Int): Int = {
+    val n1 = 4 * z + 3
+    val century = n1 / 146097
+    val dayOfCentury = (n1 - century * 146097) / 4
+    val n2 = 4 * dayOfCentury + 3
+    val p2 = 2939745L * n2
+    val yearOfCentury = (p2 >>> 32).toInt
+    val dayOfYear = ((p2 & 0xffffffffL) / 2939745L / 4).toInt // 0 = March 1
+    val n3 = 2141 * dayOfYear + 197913
+    val janFeb = dayOfYear >= 306 // January and February count to the next year
+    val year = 100 * century + yearOfCentury + (if (janFeb) 1 else 0)
+    val month = if (janFeb) (n3 >>> 16) - 12 else n3 >>> 16
+    val day = (n3 & 0xffff) / 2141 + 1
+    putPair(out, pos, year / 100); putPair(out, pos + 2, year % 100)
+    out(pos + 4) = '-'; putPair(out, pos + 5, month); out(pos + 7) = '-'; putPair(out, pos + 8, day)
+    pos + 10
+  }
+
+  /** `yyyy-MM-dd` (year zero-padded to four digits) of any day number; returns the end.
     * Civil-from-days after Howard Hinnant's algorithm (proleptic Gregorian).
     */
-  private def writeCivilDate(out: Array[Byte], pos: Int, days: Long): Int = {
+  private def writeAnyCivilDate(out: Array[Byte], pos: Int, days: Long): Int = {
     val z = days + 719468
     val era = Math.floorDiv(z, 146097L)
     val doe = z - era * 146097
@@ -245,7 +366,7 @@ object LineBuffer {
     var p = pos
     if (y >= 0 && y <= 9999) {
       val yi = y.toInt
-      put2(out, p, yi / 100); put2(out, p + 2, yi % 100); p += 4
+      putPair(out, p, yi / 100); putPair(out, p + 2, yi % 100); p += 4
     } else {
       // outside 0000..9999: a sign and at least four digits, as Spark's `to_json`
       // prints them (`+12921-08-18`, `-0001-01-01`)
@@ -253,7 +374,7 @@ object LineBuffer {
       val a = math.abs(y)
       p = putPositiveLong(out, p + 1, a, math.max(4, decimalLength(a)))
     }
-    out(p) = '-'; put2(out, p + 1, m); out(p + 3) = '-'; put2(out, p + 4, d)
+    out(p) = '-'; putPair(out, p + 1, m); out(p + 3) = '-'; putPair(out, p + 4, d)
     p + 6
   }
 }

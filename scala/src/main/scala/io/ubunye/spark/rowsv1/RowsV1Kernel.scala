@@ -4,6 +4,7 @@ import java.security.MessageDigest
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{GenericInternalRow, SpecificInternalRow}
+import org.apache.spark.sql.catalyst.util.ArrayData
 import org.apache.spark.sql.types.{LongType, StructType}
 import org.apache.spark.unsafe.types.UTF8String
 
@@ -47,15 +48,16 @@ final class RowsV1Kernel private[rowsv1] (schema: StructType) {
   private val holder = new GenericInternalRow(1)
 
   def begin(): Unit = { line.reset(); line.put('{'); first = true }
-  def member(f: Int): Unit = { if (!first) line.put(','); first = false; line.put(top.prefix(f)) }
+  def member(f: Int): Unit = { line.put(if (first) top.prefix(f) else top.commaPrefix(f)); first = false }
   def putBoolean(v: Boolean): Unit = BooleanWriter.put(line, v)
   def putInt(v: Int): Unit = line.putInt(v)
   def putLong(v: Long): Unit = line.putLong(v)
   def putDouble(v: Double): Unit = DoubleWriter.put(line, v, quoted = false)
   def putFloat(v: Float): Unit = FloatWriter.put(line, v, quoted = false)
   def putString(v: UTF8String): Unit = line.putQuoted(v)
+  def putStringArray(v: ArrayData): Unit = StringArrayWriter.put(line, v)
   def putBinary(v: Array[Byte]): Unit = line.putBase64(v)
-  def putDate(days: Int): Unit = { line.put('"'); line.putDate(days); line.put('"') }
+  def putDate(days: Int): Unit = line.putQuotedDate(days)
   def putTimestamp(micros: Long): Unit = { line.put('"'); line.putTimestamp(micros); line.put('Z'); line.put('"') }
   def putTimestampNtz(micros: Long): Unit = { line.put('"'); line.putTimestamp(micros); line.put('"') }
   /** Any other value of column `f` (decimals, nested values, UDTs) through its node. */

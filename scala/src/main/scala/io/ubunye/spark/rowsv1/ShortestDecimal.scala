@@ -225,9 +225,11 @@ object ShortestDecimal {
         while (z > 0) { out(p) = '0'; p += 1; z -= 1 }
         out(p) = '.'; out(p + 1) = '0'; p + 2
       } else {
-        // write all digits shifted by one, then move the integer part left
+        // write all digits shifted by one, then move the integer part left (at most
+        // 7 bytes: a loop beats arraycopy's call)
         LineBuffer.putPositiveLong(out, p + 1, f, len)
-        System.arraycopy(out, p + 1, out, p, exp)
+        var j = 0
+        while (j < exp) { out(p + j) = out(p + 1 + j); j += 1 }
         out(p + exp) = '.'
         p + len + 1
       }

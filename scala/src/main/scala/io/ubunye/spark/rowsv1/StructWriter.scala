@@ -15,8 +15,14 @@ final class StructWriter private (
 
   private val numFields = writers.length
 
+  /** `,"name":` of each field: a member after the first is one copy, comma included. */
+  private val commaPrefixes: Array[Array[Byte]] = prefixes.map(p => ','.toByte +: p)
+
   /** `"name":` of field `f`. */
   def prefix(f: Int): Array[Byte] = prefixes(f)
+
+  /** `,"name":` of field `f`. */
+  def commaPrefix(f: Int): Array[Byte] = commaPrefixes(f)
 
   /** The node of field `f`. */
   def writer(f: Int): ValueWriter = writers(f)
@@ -32,9 +38,8 @@ final class StructWriter private (
     while (k < order.length) {
       val f = order(k)
       if (!row.isNullAt(f)) {
-        if (!first) out.put(',')
+        out.put(if (first) prefixes(f) else commaPrefixes(f))
         first = false
-        out.put(prefixes(f))
         writers(f).write(out, row, f)
       }
       k += 1

@@ -3,6 +3,7 @@ package io.ubunye.spark.rowsv1
 import java.nio.charset.StandardCharsets.UTF_8
 
 import org.apache.spark.sql.catalyst.expressions.SpecializedGetters
+import org.apache.spark.sql.catalyst.util.ArrayData
 import org.apache.spark.sql.types._
 
 /** Writes one non-null value, read at `ordinal` of a row or an array, as its canonical
@@ -34,6 +35,7 @@ object ValueWriter {
     case TimestampType => new TimestampWriter(zulu = true)
     case TimestampNTZType => new TimestampWriter(zulu = false)
     case NullType => NullWriter
+    case ArrayType(_: StringType | _: CharType | _: VarcharType, _) => StringArrayWriter
     case ArrayType(e, _) => new ArrayWriter(apply(e, column))
     case s: StructType => StructWriter.declared(s, column)
     case m: MapType => new MapWriter(m, column)
@@ -128,9 +130,7 @@ object BinaryWriter extends ValueWriter {
 }
 
 object DateWriter extends ValueWriter {
-  def write(out: LineBuffer, src: SpecializedGetters, i: Int): Unit = {
-    out.put('"'); out.putDate(src.getInt(i)); out.put('"')
-  }
+  def write(out: LineBuffer, src: SpecializedGetters, i: Int): Unit = out.putQuotedDate(src.getInt(i))
 }
 
 /** Instants in UTC with a `Z`; wall-clock values (`timestamp_ntz`) without. */
@@ -164,6 +164,25 @@ final class ArrayWriter(element: ValueWriter) extends ValueWriter {
     while (j < n) {
       if (j > 0) out.put(',')
       if (a.isNullAt(j)) out.putAscii("null") else element.write(out, a, j)
+      j += 1
+    }
+    out.put(']')
+  }
+}
+
+/** [[ArrayWriter]] of string elements (a common column shape), with no call through an
+  * element node per element. Generated code calls [[put]] directly.
+  */
+object StringArrayWriter extends ValueWriter {
+  def write(out: LineBuffer, src: SpecializedGetters, i: Int): Unit = put(out, src.getArray(i))
+
+  def put(out: LineBuffer, a: ArrayData): Unit = {
+    val n = a.numElements()
+    out.put('[')
+    var j = 0
+    while (j < n) {
+      if (j > 0) out.put(',')
+      if (a.isNullAt(j)) out.putAscii("null") else out.putQuoted(a.getUTF8String(j))
       j += 1
     }
     out.put(']')

@@ -1,0 +1,264 @@
+package io.ubunye.spark.rowsv1
+
+import java.nio.charset.StandardCharsets.UTF_8
+import java.time.LocalDate
+import java.time.format.DateTimeFormatterBuilder
+import java.time.format.SignStyle
+import java.time.temporal.ChronoField
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{GenericInternalRow, UnsafeProjection}
+import org.apache.spark.sql.catalyst.util.GenericArrayData
+import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector
+import org.apache.spark.sql.types._
+import org.apache.spark.unsafe.Platform
+import org.apache.spark.unsafe.types.UTF8String
+import org.scalatest.funsuite.AnyFunSuite
+
+/** The fast paths of the line writer (digit pairs, digit counts, one-pass string copy,
+  * quoted dates, member prefixes with their comma) against plain reference texts.
+  */
+class LineBufferFastPathSuite extends AnyFunSuite {
+
+  private def text(body: LineBuffer => Unit): String = {
+    val b = new LineBuffer(4) // small, so every writer has to grow the buffer
+    body(b)
+    new String(b.bytes, 0, b.pos, UTF_8)
+  }
+
+  /** 0, every power of ten up to 10^18 and its neighbours, the type's bounds. */
+  private val boundaryLongs: Seq[Long] = {
+    val powers = Iterator.iterate(1L)(_ * 10).take(19).toSeq
+    (Seq(0L, 1L, 9L, Int.MaxValue.toLong, Int.MaxValue + 1L, Long.MaxValue - 1, Long.MaxValue) ++
+      powers.flatMap(p => Seq(p - 1, p, p + 1))).distinct
+  }
+
+  test("integers of every length 1..19 and around every power of ten print as Long.toString") {
+    val r = new scala.util.Random(11)
+    val byLength = (1 to 19).flatMap { n =>
+      val low = if (n == 1) 0L else BigInt(10).pow(n - 1).toLong
+      val span = if (n == 19) Long.MaxValue - low else BigInt(10).pow(n).toLong - low
+      Seq.fill(200)(low + (r.nextLong() & Long.MaxValue) % span)
+    }
+    val all = boundaryLongs ++ byLength
+    assert(byLength.map(_.toString.length).toSet == (1 to 19).toSet)
+    (all ++ all.map(-_) ++ Seq(Long.MinValue, Long.MinValue + 1, Int.MinValue.toLong)).foreach { v =>
+      assert(text(_.putLong(v)) == v.toString, s"long $v")
+    }
+    (Seq(0, 1, -1, 9, 10, 99, 100, Int.MaxValue, Int.MinValue, Int.MinValue + 1) ++ Seq.fill(2000)(r.nextInt()))
+      .foreach(v => assert(text(_.putInt(v)) == v.toString, s"int $v"))
+  }
+
+  test("decimalLength counts digits at every power of ten boundary") {
+    boundaryLongs.foreach(v => assert(LineBuffer.decimalLength(v) == v.toString.length, s"length of $v"))
+  }
+
+  test("putPositiveLong zero-pads on the left when asked for more digits") {
+    Seq(0L -> 4, 7L -> 4, 12L -> 4, 999L -> 4, 12345L -> 7, 99999999L -> 12, 123456789012L -> 19).foreach {
+      case (v, len) =>
+        val out = Array.fill[Byte](len + 2)('#')
+        assert(LineBuffer.putPositiveLong(out, 1, v, len) == len + 1)
+        assert(new String(out, UTF_8) == "#" + s"%0${len}d".format(v) + "#", s"$v in $len digits")
+    }
+  }
+
+  /** Jackson's escapes of a string's UTF-8 bytes, byte by byte (spec 2.2). */
+  private def jackson(s: String): String = {
+    val sb = new StringBuilder("\"")
+    s.foreach {
+      case '"' => sb.append("\\\"")
+      case '\\' => sb.append("\\\\")
+      case '\b' => sb.append("\\b")
+      case '\t' => sb.append("\\t")
+      case '\n' => sb.append("\\n")
+      case '\f' => sb.append("\\f")
+      case '\r' => sb.append("\\r")
+      case c if c < 0x20 => sb.append(f"\\u${c.toInt}%04X")
+      case c => sb.append(c)
+    }
+    sb.append('"').toString
+  }
+
+  test("strings: escapes at the start, middle and end, every control byte, non-ASCII, empty, long") {
+    val controls = (0 until 0x20).map(_.toChar).mkString
+    val cases = Seq(
+      "", "a", "plain ascii", "\"start", "end\"", "mid\\dle", "\nx", "x\n", "\u0000", "\u001f\u007f",
+      controls, "é😀\u2028 ünïcödé", "é\"😀", "x" * 5000, "x" * 5000 + "\"" + "y" * 5000, "\\" * 3000,
+      "z" * 511 + "\t") ++ controls.map(c => s"ab${c}cd")
+    cases.foreach { s =>
+      val bytes = s.getBytes(UTF_8)
+      assert(text(_.putQuoted(UTF8String.fromString(s))) == jackson(s), s"string ${s.take(20)}")
+      assert(text(_.putQuoted(bytes)) == jackson(s), s"bytes ${s.take(20)}")
+      // a string that is a slice of a larger array (offset not at the array start)
+      val padded = Array[Byte]('"', '\\') ++ bytes ++ Array[Byte]('\n')
+      assert(text(_.putQuoted(UTF8String.fromBytes(padded, 2, bytes.length))) == jackson(s), s"slice ${s.take(20)}")
+    }
+  }
+
+  /** Jackson's escapes of raw bytes, one byte at a time (bytes 0x80.. pass as they are). */
+  private def escapedBytes(bytes: Array[Byte]): Array[Byte] = {
+    val out = new java.io.ByteArrayOutputStream()
+    out.write('"')
+    bytes.foreach { b =>
+      val text = (b & 0xff) match {
+        case 0x22 => "\\\""
+        case 0x5c => "\\\\"
+        case 0x08 => "\\b"
+        case 0x09 => "\\t"
+        case 0x0a => "\\n"
+        case 0x0c => "\\f"
+        case 0x0d => "\\r"
+        case c if c < 0x20 => f"\\u$c%04X"
+        case _ => null
+      }
+      if (text == null) out.write(b) else out.write(text.getBytes(UTF_8))
+    }
+    out.write('"')
+    out.toByteArray
+  }
+
+  test("every byte value at every position of the eight-byte steps is escaped or kept as it should") {
+    val b = new LineBuffer(4)
+    for (len <- Seq(7, 8, 9, 16, 17, 24); at <- 0 until len; v <- 0 until 256) {
+      val bytes = Array.tabulate[Byte](len)(i => if (i == at) v.toByte else ('a' + i % 26).toByte)
+      b.reset()
+      b.putQuoted(UTF8String.fromBytes(bytes))
+      val want = escapedBytes(bytes)
+      assert(java.util.Arrays.equals(java.util.Arrays.copyOf(b.bytes, b.pos), want),
+        s"byte 0x${v.toHexString} at $at of $len")
+    }
+    // two escapes in one word, and a clean word after an escaped one
+    Seq("ab\"cd\\ef" + "ghijklmn", "abcdefgh" + "\n\t" + "ijklmnopqrstuvwx", "\u0000" * 8 + "12345678").foreach { s =>
+      assert(text(_.putQuoted(UTF8String.fromString(s))) == jackson(s), s)
+    }
+  }
+
+  test("member prefixes and constants of every short length are copied whole") {
+    (0 to 40).foreach { n =>
+      val src = Array.tabulate[Byte](n)(i => ('A' + i % 26).toByte)
+      val b = new LineBuffer(4)
+      b.put('<'); b.put(src); b.put('>')
+      assert(new String(b.bytes, 0, b.pos, UTF_8) == "<" + new String(src, UTF_8) + ">", s"$n bytes")
+    }
+  }
+
+  test("strings off heap are read through their address") {
+    val s = "off \"heap\" é\n" + "x" * 600
+    val bytes = s.getBytes(UTF_8)
+    val address = Platform.allocateMemory(bytes.length)
+    try {
+      Platform.copyMemory(bytes, Platform.BYTE_ARRAY_OFFSET, null, address, bytes.length)
+      assert(text(_.putQuoted(UTF8String.fromAddress(null, address, bytes.length))) == jackson(s))
+    } finally Platform.freeMemory(address)
+  }
+
+  private val isoDate = new DateTimeFormatterBuilder()
+    .appendValue(ChronoField.YEAR, 4, 10, SignStyle.EXCEEDS_PAD).appendPattern("-MM-dd").toFormatter
+
+  test("quoted dates around year boundaries, leap days and outside 0001..9999 match java.time") {
+    val edges = Seq(
+      LocalDate.of(1969, 12, 31), LocalDate.of(1970, 1, 1), LocalDate.of(1999, 12, 31), LocalDate.of(2000, 1, 1),
+      LocalDate.of(2000, 2, 29), LocalDate.of(2000, 3, 1), LocalDate.of(1900, 2, 28), LocalDate.of(1900, 3, 1),
+      LocalDate.of(1, 1, 1), LocalDate.of(0, 12, 31), LocalDate.of(0, 1, 1), LocalDate.of(0, 2, 29),
+      LocalDate.of(0, 3, 1), LocalDate.of(-1, 12, 31), LocalDate.of(9999, 12, 31), LocalDate.of(10000, 1, 1))
+      .map(_.toEpochDay)
+    val days = (edges.flatMap(d => Seq(d - 1, d, d + 1)) ++ Seq(Int.MinValue.toLong, Int.MaxValue.toLong)).distinct
+    days.foreach { d =>
+      val want = LocalDate.ofEpochDay(d).format(isoDate)
+      assert(text(_.putDate(d.toInt)) == want, s"day $d")
+      assert(text(_.putQuotedDate(d.toInt)) == "\"" + want + "\"", s"quoted day $d")
+    }
+    assert(text(_.putQuotedDate(0)) == "\"1970-01-01\"")
+    assert(text(_.putQuotedDate(-719162)) == "\"0001-01-01\"")
+  }
+
+  test("every day of years 0000..9999 (the short-year date path and its edges) matches java.time") {
+    // 0000-01-01 - 1 .. 9999-12-31 + 1: both ends of the fast range and the general path next to them
+    val from = LocalDate.of(0, 1, 1).toEpochDay - 1
+    val until = LocalDate.of(9999, 12, 31).toEpochDay + 1
+    val b = new LineBuffer(16)
+    var d = from
+    while (d <= until) {
+      b.reset()
+      b.putDate(d.toInt)
+      val want = LocalDate.ofEpochDay(d)
+      val got = new String(b.bytes, 0, b.pos, UTF_8)
+      val (y, m, day) = (want.getYear, want.getMonthValue, want.getDayOfMonth)
+      val ok = if (y < 0 || y > 9999) got == want.format(isoDate) else b.pos == 10 &&
+        got.substring(0, 4).toInt == y && got.charAt(4) == '-' && got.substring(5, 7).toInt == m &&
+        got.charAt(7) == '-' && got.substring(8, 10).toInt == day
+      if (!ok) fail(s"day $d: $got, want ${want.format(isoDate)}")
+      d += 1
+    }
+  }
+
+  private val schema = StructType.fromDDL(
+    "b STRING, a BIGINT, c DATE, d ARRAY<STRING>, e DOUBLE, f BOOLEAN")
+
+  private def row(a: Any, b: Any, c: Any, d: Any, e: Any, f: Any): InternalRow =
+    new GenericInternalRow(Array[Any](b, a, c, d, e, f))
+
+  private val rows = Seq(
+    row(1L, UTF8String.fromString("x\"y"), 19723, new GenericArrayData(Array[Any](UTF8String.fromString("t"), null)), 1.5, true),
+    row(null, UTF8String.fromString("only b"), null, null, null, null),
+    row(-7L, null, null, null, null, false),
+    row(null, null, null, null, null, null),
+    row(null, null, -719893, new GenericArrayData(Array[Any]()), Double.NaN, null))
+
+  test("members are written with their comma, whichever members are null") {
+    val k = RowsV1Plan(schema).newKernel()
+    def line(r: InternalRow) = new String(k.lineBytes(r), UTF_8)
+    assert(line(rows(0)) == """{"a":1,"b":"x\"y","c":"2024-01-01","d":["t",null],"e":1.5,"f":true}""")
+    assert(line(rows(1)) == """{"b":"only b"}""")
+    assert(line(rows(2)) == """{"a":-7,"f":false}""")
+    assert(line(rows(3)) == "{}")
+    assert(line(rows(4)) == """{"c":"-0001-01-01","d":[],"e":"NaN"}""")
+  }
+
+  test("member by member (the generated code's calls) gives the lanes of hashRow, rows in Unsafe form too") {
+    val plan = RowsV1Plan(schema)
+    val k = plan.newKernel()
+    val unsafe = UnsafeProjection.create(schema)
+    (rows ++ rows.map(r => unsafe(r).copy())).foreach { r =>
+      k.hashRow(r)
+      val (a, b) = (k.laneA, k.laneB)
+      k.begin()
+      plan.fieldOrder.foreach { f =>
+        if (!r.isNullAt(f)) {
+          k.member(f)
+          schema.fields(f).dataType match {
+            case StringType => k.putString(r.getUTF8String(f))
+            case ArrayType(StringType, _) => k.putStringArray(r.getArray(f))
+            case LongType => k.putLong(r.getLong(f))
+            case DateType => k.putDate(r.getInt(f))
+            case DoubleType => k.putDouble(r.getDouble(f))
+            case BooleanType => k.putBoolean(r.getBoolean(f))
+            case dt => k.putValue(f, r.get(f, dt))
+          }
+        }
+      }
+      k.end()
+      assert((k.laneA, k.laneB) == ((a, b)), r)
+    }
+  }
+
+  test("arrays of strings from column vectors (vectorized scans) give the lines of plain arrays") {
+    val elements = Seq("a", null, "", "x\"y\n", "é😀", "long enough for words")
+    val column = new OnHeapColumnVector(2, ArrayType(StringType))
+    val child = column.getChild(0)
+    child.reserve(elements.length)
+    elements.zipWithIndex.foreach {
+      case (null, i) => child.putNull(i)
+      case (e, i) => child.putByteArray(i, e.getBytes(UTF_8))
+    }
+    column.putArray(0, 0, elements.length)
+    column.putArray(1, 0, 0)
+    val k = RowsV1Plan(StructType.fromDDL("t ARRAY<STRING>")).newKernel()
+    def line(a: Any) = new String(k.lineBytes(new GenericInternalRow(Array[Any](a))), UTF_8)
+    val plain = new GenericArrayData(elements.map(e => if (e == null) null else UTF8String.fromString(e)).toArray[Any])
+    assert(line(column.getArray(0)) == line(plain))
+    assert(line(column.getArray(0)) == """{"t":["a",null,"","x\"y\n","é😀","long enough for words"]}""")
+    assert(line(column.getArray(1)) == """{"t":[]}""")
+    column.close()
+  }
+}
