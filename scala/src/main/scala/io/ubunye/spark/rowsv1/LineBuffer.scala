@@ -89,7 +89,7 @@ final class LineBuffer(initialCapacity: Int = 512) {
     * addresses them: an array and `Platform.BYTE_ARRAY_OFFSET` on heap, null and an
     * address off heap), escaped as Jackson escapes.
     */
-  private def putQuoted(base: AnyRef, offset: Long, n: Int): Unit = {
+  private[rowsv1] def putQuoted(base: AnyRef, offset: Long, n: Int): Unit = {
     ensure(n + 2)
     val out = bytes
     out(pos) = '"'

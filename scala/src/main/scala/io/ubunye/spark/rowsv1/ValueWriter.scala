@@ -2,9 +2,10 @@ package io.ubunye.spark.rowsv1
 
 import java.nio.charset.StandardCharsets.UTF_8
 
-import org.apache.spark.sql.catalyst.expressions.SpecializedGetters
+import org.apache.spark.sql.catalyst.expressions.{SpecializedGetters, UnsafeArrayData}
 import org.apache.spark.sql.catalyst.util.ArrayData
 import org.apache.spark.sql.types._
+import org.apache.spark.unsafe.Platform
 
 /** Writes one non-null value, read at `ordinal` of a row or an array, as its canonical
   * text (spec 2.3 and 2.4). One node per type of the schema, built once per kernel
@@ -176,13 +177,40 @@ final class ArrayWriter(element: ValueWriter) extends ValueWriter {
 object StringArrayWriter extends ValueWriter {
   def write(out: LineBuffer, src: SpecializedGetters, i: Int): Unit = put(out, src.getArray(i))
 
-  def put(out: LineBuffer, a: ArrayData): Unit = {
+  def put(out: LineBuffer, a: ArrayData): Unit = a match {
+    case u: UnsafeArrayData => putUnsafe(out, u)
+    case _ =>
+      val n = a.numElements()
+      out.put('[')
+      var j = 0
+      while (j < n) {
+        if (j > 0) out.put(',')
+        if (a.isNullAt(j)) out.putAscii("null") else out.putQuoted(a.getUTF8String(j))
+        j += 1
+      }
+      out.put(']')
+  }
+
+  /** The elements read where they lie, with no `UTF8String` per element (rows in
+    * Spark's binary form, e.g. every row a write or an observation sees). The layout is
+    * `UnsafeArrayData`'s own: the element count, the null bits, then one 8-byte slot per
+    * element holding `offset << 32 | size` of its bytes, the offset counted from the
+    * array's start (what `UnsafeArrayData.getUTF8String` reads).
+    */
+  private def putUnsafe(out: LineBuffer, a: UnsafeArrayData): Unit = {
     val n = a.numElements()
+    val base = a.getBaseObject
+    val start = a.getBaseOffset
+    val slots = start + UnsafeArrayData.calculateHeaderPortionInBytes(n)
     out.put('[')
     var j = 0
     while (j < n) {
       if (j > 0) out.put(',')
-      if (a.isNullAt(j)) out.putAscii("null") else out.putQuoted(a.getUTF8String(j))
+      if (a.isNullAt(j)) out.putAscii("null")
+      else {
+        val offsetAndSize = Platform.getLong(base, slots + 8L * j)
+        out.putQuoted(base, start + (offsetAndSize >> 32), offsetAndSize.toInt)
+      }
       j += 1
     }
     out.put(']')

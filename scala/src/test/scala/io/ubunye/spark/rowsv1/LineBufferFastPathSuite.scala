@@ -242,6 +242,28 @@ class LineBufferFastPathSuite extends AnyFunSuite {
     }
   }
 
+  test("arrays of strings in Unsafe form (read where they lie) give the lines of plain arrays") {
+    val arrays = new scala.util.Random(5).shuffle(Seq[Seq[String]](
+      Seq(), Seq(null), Seq(""), Seq("a", null, "", "x\"y\n", "é😀", "long enough for words"),
+      (0 until 70).map(i => if (i % 9 == 0) null else "e" * i), // more than 64: two words of null bits
+      Seq("\u0000\u001f\\", "tab\there")))
+    val schema = new StructType().add("d", ArrayType(StringType))
+    val k = RowsV1Plan(schema).newKernel()
+    val unsafe = UnsafeProjection.create(schema)
+    arrays.foreach { elements =>
+      val values = elements.map(e => if (e == null) null else UTF8String.fromString(e)).toArray[Any]
+      val generic: InternalRow = new GenericInternalRow(Array[Any](new GenericArrayData(values)))
+      val binary = unsafe(generic)
+      assert(binary.getArray(0).isInstanceOf[org.apache.spark.sql.catalyst.expressions.UnsafeArrayData])
+      val expected = new String(k.lineBytes(generic), UTF_8)
+      assert(new String(k.lineBytes(binary), UTF_8) == expected, elements)
+      k.begin(); k.member(0); k.putStringArray(binary.getArray(0)); k.end()
+      val (a, b) = (k.laneA, k.laneB)
+      k.hashRow(generic)
+      assert((a, b) == ((k.laneA, k.laneB)))
+    }
+  }
+
   test("arrays of strings from column vectors (vectorized scans) give the lines of plain arrays") {
     val elements = Seq("a", null, "", "x\"y\n", "é😀", "long enough for words")
     val column = new OnHeapColumnVector(2, ArrayType(StringType))
