@@ -231,9 +231,11 @@ class SparkBackend(Backend):
         return fp if fp.row_count == self._exact_count(spec, delta_version) else None
 
     def _exact_count(self, spec: IOSpec, delta_version: Optional[int]) -> int:
-        """The input's own row count: parquet footers for local files, else Spark's count
-        (Delta answers it from its log)."""
-        if spec.format == "parquet" and not spec.options and spec.path is not None:
+        """The input's own row count: parquet footers for local files (classic sessions:
+        a Connect server reads its own disks), else Spark's count (Delta answers it from its log)."""
+        from ubunye.spark._compat import is_connect
+
+        if spec.format == "parquet" and not spec.options and spec.path is not None and not is_connect(self.spark):
             from ubunye.engine.snapshots import parquet_row_count
 
             counted = parquet_row_count(spec.path)
