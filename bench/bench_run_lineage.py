@@ -10,7 +10,7 @@ the input to prove every row was seen). A last variant records with
 Spark session (local[2]); the script prints each time, the medians and their
 ratios to the plain run (target: lineage at most 1.3x plain).
 
-    .venv/bin/python bench/bench_run_lineage.py [--rows N] [--repeats K]
+    .venv/bin/python bench/bench_run_lineage.py [--rows N] [--repeats K] [--warmup W]
 """
 from __future__ import annotations
 
@@ -60,7 +60,8 @@ def make_data(spark: Any, path: Path, rows: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description="run_task over N rows, with and without lineage")
     parser.add_argument("--rows", type=int, default=2_000_000)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--warmup", type=int, default=2, help="untimed rounds of every variant first")
     args = parser.parse_args()
 
     from ubunye import run_task
@@ -77,14 +78,17 @@ def main() -> None:
             (tasks[label] / "transformations.py").write_text(CODE)
         make_data(spark, work / "events", args.rows)
         variables = {"data": str(work / "events"), "out": str(work / "kept")}
-        # warm-up (JIT, file listing caches); its record proves the input's files
-        run_task(tasks["keep"], spark=spark, variables=variables, lineage=True)
         variants: dict[str, tuple[Path, dict[str, Any]]] = {
             "without lineage": (tasks["keep"], {"lineage": False}),
             "with lineage": (tasks["keep"], {"lineage": True}),
             "with lineage, input scanned": (tasks["keep"], {"lineage": True, "reuse_hashes": False}),
             "lineage, outputs only": (tasks["keep_outputs_only"], {}),  # the config turns recording on
         }
+        # warm-up: each variant runs untimed first (JIT of the generated code and the kernel,
+        # file listing caches); the first lineage run's record proves the input's files
+        for _ in range(args.warmup):
+            for task, options in variants.values():
+                run_task(task, spark=spark, variables=variables, **options)
         times: dict[str, list[float]] = {label: [] for label in variants}
         passes: dict[str, set[str]] = {label: set() for label in variants}
         for _ in range(args.repeats):
@@ -96,7 +100,7 @@ def main() -> None:
                     passes[label].update(f"{s.direction} {s.hash_pass or 'not hashed'}" for s in result.record.steps)
         medians = {label: statistics.median(ts) for label, ts in times.items()}
         plain = medians["without lineage"]
-        print(f"rows: {args.rows:,}  repeats: {args.repeats}  spark: {spark.version}  master: {spark.sparkContext.master}")
+        print(f"rows: {args.rows:,}  repeats: {args.repeats} (after {args.warmup} untimed)  spark: {spark.version}  master: {spark.sparkContext.master}")
         for label, ts in times.items():
             how = f"  [{', '.join(sorted(passes[label]))}]" if passes[label] else ""
             print(f"{label:<28} {' '.join(f'{t:.2f}s' for t in ts)}  median {medians[label]:.2f}s"
