@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from decimal import Decimal
+from decimal import Context, Decimal
 from typing import Any, Callable
 
 import pandas as pd
@@ -26,6 +26,7 @@ from ubunye.spark import fingerprint_spark
 from ubunye.spark.testing import spark_value
 
 UTC = dt.timezone.utc
+EXACT = Context(prec=60)  # more digits than decimal(38, s) has
 NAME_CHARS = "aAbBzZ09 ._-\"é😀\t"
 
 
@@ -73,7 +74,9 @@ SCALARS = ("int8", "int16", "int32", "int64", "float32", "float64", "bool", "str
 def decimal_kind(draw: Callable[..., Any]) -> tuple[K.Kind, str, st.SearchStrategy[Any], Any]:
     p = draw(st.integers(1, 38))
     s = draw(st.integers(0, p))
-    values = st.integers(-(10**p - 1), 10**p - 1).map(lambda n: Decimal(n).scaleb(-s))
+    # exact: scaleb rounds to its context's precision (28 digits by default), which would
+    # turn 32 nines into 1E+32, a value decimal(32, s) cannot hold
+    values = st.integers(-(10**p - 1), 10**p - 1).map(lambda n: Decimal(n).scaleb(-s, EXACT))
     return K.decimal(p, s), f"DECIMAL({p},{s})", values, values
 
 
