@@ -29,7 +29,9 @@ class HashReuse:
 
     def take(self, event: Any, spec: IOSpec, frame: Any) -> bool:
         """Give ``event`` (an input with its ``storage_signature`` set) the hash of the newest
-        stored step of exactly these files; False, and nothing changed, when there is none."""
+        stored step of exactly these files; False, and nothing changed, when there is none.
+        The frame's schema is read only when those files are known (for pandas it means
+        building the Arrow schema from the data)."""
         if not self.enabled or not event.storage_signature:
             return False
         started = time.perf_counter()
@@ -37,8 +39,8 @@ class HashReuse:
             from ubunye.hashing.digest import schema_hash
             from ubunye.hashing.fingerprint import Fingerprint
 
-            schema = schema_hash(list(self.backend.port(frame).schema.items()))
-            found = self.known.find(location_identity(spec.location), event.storage_signature, schema)
+            found = self.known.find(location_identity(spec.location), event.storage_signature,
+                                    lambda: schema_hash(list(self.backend.port(frame).schema.items())))
         except Exception:  # noqa: BLE001 - no reuse: the input is hashed as usual
             return False
         if found is None:

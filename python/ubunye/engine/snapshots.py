@@ -110,13 +110,16 @@ def _hidden(name: str) -> bool:
     return name.startswith((".", "_"))
 
 
+def _local_entry(rel: str, path: Path) -> Entry:
+    st = path.stat()
+    return (rel, st.st_size, st.st_mtime_ns, f"{st.st_dev}:{st.st_ino}")
+
+
 def _local_entries(root: Path, only: Optional[str]) -> Optional[list[Entry]]:
     if only is not None:
-        st = (root / only).stat()
-        return [(only, st.st_size, st.st_mtime_ns, f"{st.st_dev}:{st.st_ino}")]
+        return [_local_entry(only, root / only)]
     if root.is_file():
-        st = root.stat()
-        return [(root.name, st.st_size, st.st_mtime_ns, f"{st.st_dev}:{st.st_ino}")]
+        return [_local_entry(root.name, root)]
     if not root.is_dir():
         return None
     found: list[Entry] = []
@@ -126,9 +129,7 @@ def _local_entries(root: Path, only: Optional[str]) -> Optional[list[Entry]]:
             if _hidden(name):
                 continue
             path = Path(folder) / name
-            st = path.stat()
-            rel = path.relative_to(root).as_posix()
-            found.append((rel, st.st_size, st.st_mtime_ns, f"{st.st_dev}:{st.st_ino}"))
+            found.append(_local_entry(path.relative_to(root).as_posix(), path))
     return found
 
 

@@ -24,7 +24,7 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from ubunye.lineage.record import RunRecord, Step
 from ubunye.lineage.store import FileStore
@@ -91,10 +91,15 @@ class KnownHashes:
             except OSError as exc:
                 log.warning("could not note the hash of %s in %s: %s", step.name, self.folder, exc)
 
-    def find(self, location: str, signature: str, schema_hash: str) -> Optional[KnownHash]:
-        """The newest stored step that proved this signature at this location."""
+    def find(self, location: str, signature: str, schema_hash: Callable[[], str]) -> Optional[KnownHash]:
+        """The newest stored step that proved this signature at this location, with the
+        schema hash ``schema_hash()`` gives (asked only when the signature is known)."""
+        wanted: Optional[str] = None
         for entry in self._entries(location_key(location)):
-            if entry.get("signature") != signature or entry.get("schema_hash") != schema_hash:
+            if entry.get("signature") != signature:
+                continue
+            wanted = schema_hash() if wanted is None else wanted
+            if entry.get("schema_hash") != wanted:
                 continue
             step = self._confirmed(entry)
             if step is not None:
