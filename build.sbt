@@ -93,11 +93,19 @@ lazy val root = (project in file("."))
       val dir = baseDirectory.value / "python" / "ubunye" / "spark" / "jars"
       IO.createDirectory(dir)
       (dir * "ubunye-spark_*.jar").get.filterNot(_.getName == jar.getName).foreach(IO.delete)
-      IO.copyFile(jar, dir / jar.getName, preserveLastModified = false)
-      IO.write(dir / "ubunye-spark.json",
+      // Each file lands whole by a rename: a JVM that has the old jar open (a running
+      // Spark) keeps reading the old file, where a copy in place would corrupt it.
+      def replace(target: File)(write: File => Unit): Unit = {
+        val tmp = dir / s".${target.getName}.tmp"
+        write(tmp)
+        java.nio.file.Files.move(tmp.toPath, target.toPath,
+          java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE)
+      }
+      replace(dir / jar.getName)(tmp => IO.copyFile(jar, tmp, preserveLastModified = false))
+      replace(dir / "ubunye-spark.json")(tmp => IO.write(tmp,
         s"""{"jar": "${jar.getName}", "version": "${version.value}", "spark": "${spec.short}", """ +
           s""""spark_full": "${spec.full}", "scala": "${scalaBinaryVersion.value}", """ +
-          s""""extensions": "io.ubunye.spark.UbunyeSparkExtensions", "install": "io.ubunye.spark.Ubunye.install"}""" + "\n")
+          s""""extensions": "io.ubunye.spark.UbunyeSparkExtensions", "install": "io.ubunye.spark.Ubunye.install"}""" + "\n"))
       dir / jar.getName
     }
   )

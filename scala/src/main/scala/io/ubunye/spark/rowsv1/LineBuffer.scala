@@ -58,10 +58,10 @@ final class LineBuffer(initialCapacity: Int = 512) {
 
   def putLong(v: Long): Unit = {
     ensure(20)
-    if (v >= 0) pos = putPositiveLong(bytes, pos, v, decimalLength(v))
+    if (v >= 0) pos = putDigits(bytes, pos, v, decimalLength(v))
     else if (v != Long.MinValue) {
       bytes(pos) = '-'
-      pos = putPositiveLong(bytes, pos + 1, -v, decimalLength(-v))
+      pos = putDigits(bytes, pos + 1, -v, decimalLength(-v))
     } else putAsciiUnchecked("-9223372036854775808") // -v overflows
   }
 
@@ -266,8 +266,14 @@ object LineBuffer {
   /** Eight-byte loads and stores at any offset (as Spark's `ByteArrayMethods` checks). */
   private val Unaligned: Boolean = Platform.unaligned()
 
+  /** Digits written as little-endian words ([[eightDigits]]): unaligned 8-byte stores
+    * on a little-endian machine (x86-64, aarch64); byte stores elsewhere.
+    */
+  private val WordDigits: Boolean =
+    Unaligned && java.nio.ByteOrder.nativeOrder() == java.nio.ByteOrder.LITTLE_ENDIAN
+
   /** 10^0 .. 10^18. */
-  private val PowersOfTen: Array[Long] = Array.iterate(1L, 19)(_ * 10)
+  private[rowsv1] val PowersOfTen: Array[Long] = Array.iterate(1L, 19)(_ * 10)
 
   /** "00", "01", .. "99": two digits per table read instead of one division each. */
   private val DigitPairs: Array[Byte] =
@@ -285,7 +291,57 @@ object LineBuffer {
   /** Writes v >= 0 as exactly `len` digits at pos, zero-padded on the left when `len`
     * exceeds [[decimalLength]] (never less); returns the end.
     */
-  def putPositiveLong(out: Array[Byte], pos: Int, v0: Long, len: Int): Int = {
+  def putPositiveLong(out: Array[Byte], pos: Int, v: Long, len: Int): Int = putDigitPairs(out, pos, v, len)
+
+  /** [[putPositiveLong]] (len <= 19) by words where the array has room for them
+    * ([[putDigitWords]]; may write bytes of no meaning up to pos + 8, after the
+    * digits), else by pairs: for integer columns and the parts of a double's text.
+    */
+  private[rowsv1] def putDigits(out: Array[Byte], pos: Int, v: Long, len: Int): Int =
+    if (WordDigits && pos + 8 <= out.length) putDigitWords(out, pos, v, len)
+    else putDigitPairs(out, pos, v, len)
+
+  /** Exactly `len` (<= 19) digits of v, eight per word store, the first word holding
+    * the leading `len - 8 (chunks - 1)` digits (v < 10^len splits into at most three
+    * chunks below 10^8); needs room up to max(pos + len, pos + 8).
+    */
+  private[rowsv1] def putDigitWords(out: Array[Byte], pos: Int, v: Long, len: Int): Int = {
+    val at = Platform.BYTE_ARRAY_OFFSET + pos
+    if (len <= 8) Platform.putLong(out, at, eightDigits(v.toInt) >>> ((8 - len) << 3))
+    else if (len <= 16) {
+      val hi = v / 100000000L
+      Platform.putLong(out, at, eightDigits(hi.toInt) >>> ((16 - len) << 3))
+      Platform.putLong(out, at + len - 8, eightDigits((v - hi * 100000000L).toInt))
+    } else {
+      val hi = v / 10000000000000000L
+      val rest = v - hi * 10000000000000000L
+      val mid = rest / 100000000L
+      Platform.putLong(out, at, eightDigits(hi.toInt) >>> ((24 - len) << 3))
+      Platform.putLong(out, at + len - 16, eightDigits(mid.toInt))
+      Platform.putLong(out, at + len - 8, eightDigits((rest - mid * 100000000L).toInt))
+    }
+    pos + len
+  }
+
+  /** The eight ASCII digits of 0 <= v < 10^8 (zero-padded) as one little-endian word,
+    * the first digit in the lowest byte. Divisions by constants in parallel lanes of
+    * one long ("SWAR"): v splits into two 4-digit halves (32-bit lanes), each into two
+    * 2-digit quarters (16-bit lanes), each into two digits (bytes). Each quotient is a
+    * multiply and a shift, exact in its range: x / 10^4 = x * 109951163 >> 40 for
+    * x < 4.9e8, x / 100 = x * 10486 >> 20 for x < 43690, x / 10 = x * 103 >> 10 for
+    * x < 170; no lane's product reaches the next lane.
+    */
+  @inline private[rowsv1] def eightDigits(v: Int): Long = {
+    val hi = (v.toLong * 109951163L) >>> 40
+    val x = hi | ((v - hi * 10000L) << 32)
+    val hundreds = ((x * 10486L) >>> 20) & 0x0000007f0000007fL
+    val y = hundreds | ((x - hundreds * 100L) << 16)
+    val tens = ((y * 103L) >>> 10) & 0x000f000f000f000fL
+    (tens | ((y - tens * 10L) << 8)) + 0x3030303030303030L
+  }
+
+  /** [[putPositiveLong]] two digits per table read, byte stores only (any JVM). */
+  private def putDigitPairs(out: Array[Byte], pos: Int, v0: Long, len: Int): Int = {
     val end = pos + len
     var i = end
     var v = v0
@@ -313,7 +369,6 @@ object LineBuffer {
     end
   }
 
-  /** The two digits of 0 <= v < 100 at pos. */
   @inline private def putPair(out: Array[Byte], pos: Int, v: Int): Unit = {
     out(pos) = DigitPairs(2 * v); out(pos + 1) = DigitPairs(2 * v + 1)
   }

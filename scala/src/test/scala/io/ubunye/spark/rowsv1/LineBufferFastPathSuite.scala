@@ -62,6 +62,44 @@ class LineBufferFastPathSuite extends AnyFunSuite {
     }
   }
 
+  test("digits by words (integer columns) equal digits by pairs, zero-padded, at every length") {
+    val r = new scala.util.Random(11)
+    val cases = for {
+      len <- 1 to 19
+      v <- Seq(0L, 1L, 7L) ++ boundaryLongs.filter(_.toString.length <= len) ++
+        Seq.fill(50)((r.nextLong() & Long.MaxValue) % BigInt(10).pow(math.min(len, 18)).toLong)
+    } yield (v, len)
+    cases.foreach { case (v, len) =>
+      val expected = "#" + s"%0${len}d".format(v)
+      val words = Array.fill[Byte](len + 1 + 8)('#')
+      assert(LineBuffer.putDigitWords(words, 1, v, len) == len + 1)
+      assert(new String(words, 0, len + 1, UTF_8) == expected, s"$v in $len digits by words")
+      val pairs = Array.fill[Byte](len + 1)('#')
+      assert(LineBuffer.putPositiveLong(pairs, 1, v, len) == len + 1)
+      assert(new String(pairs, UTF_8) == expected, s"$v in $len digits by pairs")
+    }
+  }
+
+  test("eightDigits holds the eight digits of every value below 10^8") {
+    // every value, checked arithmetically (a string per value would take minutes)
+    var v = 0
+    var bad = -1
+    while (v < 100000000 && bad < 0) {
+      val w = LineBuffer.eightDigits(v)
+      var back = 0L
+      var b = 0
+      while (b < 8) {
+        val d = ((w >>> (8 * b)) & 0xff) - '0'
+        if (d < 0 || d > 9) bad = v
+        back = back * 10 + d
+        b += 1
+      }
+      if (back != v) bad = v
+      v += 1
+    }
+    assert(bad == -1, s"eightDigits($bad)")
+  }
+
   /** Jackson's escapes of a string's UTF-8 bytes, byte by byte (spec 2.2). */
   private def jackson(s: String): String = {
     val sb = new StringBuilder("\"")
