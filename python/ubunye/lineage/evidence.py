@@ -121,12 +121,35 @@ def environment_hash(env: dict[str, Any]) -> str:
 
 def spark_environment(spark: Any) -> dict[str, Any]:
     """``spark`` (version), ``java`` (version, None when not reachable, e.g. Spark
-    Connect) and ``ubunye_spark_plugin`` of a Spark session."""
+    Connect) and ``ubunye_spark_plugin`` of a Spark session.
+
+    What was found is remembered for the session (``ubunye.spark._compat.session_memo``):
+    its versions do not change while it lives, so later runs ask the JVM nothing.
+    """
+    memo = _session_memo(spark)
     return {
-        "spark": _safe(lambda: str(spark.version)),
-        "java": _java_version(spark),
-        "ubunye_spark_plugin": _plugin_version(spark),
+        "spark": _remember(memo, "evidence.spark", lambda: _safe(lambda: str(spark.version))),
+        "java": _remember(memo, "evidence.java", lambda: _java_version(spark)),
+        "ubunye_spark_plugin": _plugin_version(spark, memo),
     }
+
+
+def _session_memo(spark: Any) -> dict[str, Any]:
+    try:
+        memo: dict[str, Any] = import_module("ubunye.spark._compat").session_memo(spark)
+    except Exception:  # noqa: BLE001 - no Spark helpers: nothing is remembered
+        return {}
+    return memo
+
+
+def _remember(memo: dict[str, Any], key: str, read: Any) -> Optional[str]:
+    """``memo[key]``, else ``read()`` (remembered unless None: a value not found is asked again)."""
+    value: Optional[str] = memo.get(key)
+    if value is None:
+        value = read()
+        if value is not None:
+            memo[key] = value
+    return value
 
 
 def _safe(read: Any) -> Optional[str]:
@@ -145,7 +168,7 @@ def _java_version(spark: Any) -> Optional[str]:
     return _safe(read)
 
 
-def _plugin_version(spark: Any) -> Optional[str]:
+def _plugin_version(spark: Any, memo: dict[str, Any]) -> Optional[str]:
     """The native plugin's version when the session has its functions, else ``"fallback"``.
 
     The version is the one the driver loaded (the jar's BuildInfo), else the
@@ -162,7 +185,8 @@ def _plugin_version(spark: Any) -> Optional[str]:
     except Exception:  # noqa: BLE001
         jar = None
     if jar is not None:
-        loaded = _safe(lambda: getattr(jar.loaded_jar(spark), "version", None))
+        loaded = _remember(memo, "evidence.loaded_jar",
+                           lambda: _safe(lambda: getattr(jar.loaded_jar(spark), "version", None)))
         if loaded:
             return loaded
         packaged = _safe(lambda: jar.jar_info().version)

@@ -3,21 +3,70 @@
 pyspark has two kinds of session: *classic* (a JVM in this process, reached
 through py4j) and *Spark Connect* (a gRPC client; no JVM here). Public API
 covers most of what we need on both; the few private attributes used below
-(``builder._options``, ``spark._jvm``, ``spark._jsparkSession``) are read
-only here, so a pyspark upgrade that moves them breaks one file.
+(``builder._options``, ``spark._jvm``, ``spark._jsparkSession``, the JVM
+context ``_jsc``, a classic frame's ``_jdf`` / ``_sc``, a Column's ``_jc``, an
+``Observation``'s ``_jo``) are read only here, so a pyspark upgrade that moves
+them breaks one file.
+
+Each py4j call is a round trip to the JVM; what cannot change while a session
+lives (class handles, versions) is kept in :func:`session_memo`, so a task
+run asks it once per session rather than once per run.
 
 Importing this module imports nothing from pyspark.
 """
 from __future__ import annotations
 
+import threading
+import weakref
 from typing import Any, Optional
 
 CONNECT_MODULE_PREFIX = "pyspark.sql.connect"
+
+# Per-session memos (see session_memo): keyed on the session object itself, weakly.
+_MEMOS: "weakref.WeakKeyDictionary[Any, dict[str, Any]]" = weakref.WeakKeyDictionary()
+_MEMOS_LOCK = threading.Lock()
+_OBSERVE_HANDLES = "compat.observe"  # memo key: (JVM Observation class, empty Seq)
+_HADOOP_HANDLES = "compat.hadoop"  # memo key: (JVM hadoop Path class, the context's hadoop conf)
+_LISTENER_BUS = "compat.listener_bus"  # memo key: the SparkContext's listener bus
 
 
 def is_connect(obj: Any) -> bool:
     """True for a Spark Connect session, DataFrame or Column (no JVM in this process)."""
     return type(obj).__module__.startswith(CONNECT_MODULE_PREFIX)
+
+
+def session_memo(spark: Any) -> dict[str, Any]:
+    """A dict that lives as long as the session object ``spark`` (classic or Connect).
+
+    For what cannot change during that session's life, so it is asked once
+    instead of on every run: its Spark and Java versions, the plugin jar its
+    driver loaded, py4j handles on JVM classes, the plugin's functions *once
+    they exist* (a missing function is never remembered: ``install()`` may add
+    it later). Keyed on the session object, not on its SparkContext, because
+    functions registered at runtime belong to one session; another session
+    (``newSession()``, a new SparkContext, a Connect session) starts with an
+    empty memo and is looked up again. An object that cannot be weakly
+    referenced or hashed gets a fresh dict, so nothing is remembered for it.
+    """
+    try:
+        with _MEMOS_LOCK:
+            memo = _MEMOS.get(spark)
+            if memo is None:
+                memo = {}
+                _MEMOS[spark] = memo
+    except TypeError:  # not weakly referenceable, or unhashable
+        return {}
+    return memo
+
+
+def remembered(memo: dict[str, Any], key: str, read: Any) -> Any:
+    """``memo[key]``, else ``read()`` (kept in ``memo`` unless it is None or False)."""
+    value = memo.get(key)
+    if value is None:
+        value = read()
+        if value is not None and value is not False:
+            memo[key] = value
+    return value
 
 
 def is_spark_dataframe(obj: Any) -> bool:
@@ -76,9 +125,7 @@ def jvm_class(spark: Any, name: str) -> Any:
     """
     from py4j.java_gateway import JavaClass
 
-    node = jvm(spark)
-    for part in name.split("."):
-        node = getattr(node, part)
+    node = getattr(jvm(spark), name)  # one round trip for the whole dotted name
     if not isinstance(node, JavaClass):
         raise LookupError(f"class {name} is not on the driver classpath")
     return node
@@ -129,6 +176,73 @@ def new_observation(obj: Any, name: str) -> Any:
     return observation
 
 
+def observe(frame: Any, observation: Any, column: Any) -> Any:
+    """``frame.observe(observation, column)`` for a classic frame and a new classic
+    ``Observation``, in two py4j round trips instead of seven.
+
+    pyspark's ``Observation._on`` looks the JVM class up and builds an empty
+    Scala Seq on every call; here both are looked up once per session. Does
+    what ``_on`` does (sets the private ``_jvm`` and ``_jo``); an
+    ``Observation`` without those attributes goes through the public call.
+    """
+    private = (getattr(observation, "_jo", False) is None and hasattr(observation, "_name")
+               and hasattr(frame, "_jdf") and hasattr(frame, "_sc") and hasattr(column, "_jc"))
+    if is_connect(frame) or not private:
+        return frame.observe(observation, column)
+    from pyspark.sql.classic.dataframe import DataFrame
+
+    session, sc = session_of(frame), frame._sc  # noqa: SLF001 - classic frames only
+    memo = session_memo(session)
+    handles = memo.get(_OBSERVE_HANDLES)
+    if handles is None:
+        from pyspark.sql.classic.column import _to_seq
+
+        handles = (getattr(sc._jvm, "org.apache.spark.sql.Observation"), _to_seq(sc, []))  # noqa: SLF001
+        memo[_OBSERVE_HANDLES] = handles
+    observation_class, no_more_columns = handles
+    observation._jvm = sc._jvm  # noqa: SLF001
+    observation._jo = observation_class(observation._name) if observation._name is not None else observation_class()
+    observed = frame._jdf.observe(observation._jo, column._jc, no_more_columns)  # noqa: SLF001
+    return DataFrame(observed, session)
+
+
+def observation_metrics(observation: Any) -> dict[str, Any]:
+    """The metrics of a classic ``Observation`` whose metrics arrived, by name.
+
+    Read as the JVM row's JSON (``Row.json``: two round trips, nothing to
+    unpickle) instead of pyspark's ``Observation.get`` (four round trips and
+    a pickled row, about a millisecond more). Structs come back as dicts and
+    numbers exactly (decimals as ``Decimal``, integers as ``int``). Without
+    the private ``_jo``, or when the row has no JSON, pyspark's ``get``.
+    """
+    import decimal
+    import json
+
+    jo = getattr(observation, "_jo", None)
+    if jo is None:
+        return dict(observation.get)
+    try:
+        text = str(jo.getRow().json())
+    except Exception:  # noqa: BLE001 - a row with no JSON form: pyspark's own reading
+        return dict(observation.get)
+    metrics: dict[str, Any] = json.loads(text, parse_float=decimal.Decimal)
+    return metrics
+
+
+def hadoop_path_exists(spark: Any, path: str) -> bool:
+    """True when ``path`` exists on its Hadoop file system (classic sessions; three round
+    trips: the Path class and the context's Hadoop configuration are looked up once)."""
+    memo = session_memo(spark)
+    handles = memo.get(_HADOOP_HANDLES)
+    if handles is None:
+        sc = spark.sparkContext
+        handles = (getattr(jvm(spark), "org.apache.hadoop.fs.Path"), sc._jsc.hadoopConfiguration())  # noqa: SLF001
+        memo[_HADOOP_HANDLES] = handles
+    path_class, hadoop_conf = handles
+    hadoop_path = path_class(path)
+    return bool(hadoop_path.getFileSystem(hadoop_conf).exists(hadoop_path))
+
+
 def observation_arrived(observation: Any, spark: Any, wait_sec: float, drain_ms: int) -> bool:
     """True once a classic ``Observation`` holds its metrics (private ``_jo``: the JVM
     ``Observation`` whose future completes when the listener bus delivers them).
@@ -144,14 +258,17 @@ def observation_arrived(observation: Any, spark: Any, wait_sec: float, drain_ms:
     future = jo.future()
     if drain_ms > 0 and not future.isCompleted():
         try:
-            spark.sparkContext._jsc.sc().listenerBus().waitUntilEmpty(drain_ms)  # noqa: SLF001
+            bus = remembered(session_memo(spark), _LISTENER_BUS, lambda: spark.sparkContext._jsc.sc().listenerBus())  # noqa: SLF001
+            bus.waitUntilEmpty(drain_ms)
         except Exception:  # noqa: BLE001 - a bus that cannot be drained: rely on the future alone
             pass
     deadline = time.monotonic() + wait_sec
+    pause = 0.001  # metrics usually arrive within a few ms of the write: poll soon, then back off
     while not future.isCompleted():
         if time.monotonic() >= deadline:
             return False
-        time.sleep(0.01)
+        time.sleep(pause)
+        pause = min(pause * 2, 0.01)
     return True
 
 

@@ -16,14 +16,27 @@ from ubunye.spark.jar import SUMS_FUNCTION
 
 HASH_FUNCTION = "ubunye_rows_v1"
 LINE_FUNCTION = "ubunye_row_line"
+_HAS_FUNCTIONS = "native.has_functions"  # session memo: True once the functions were found
+_COLUMN = "native.column:"  # session memo: the Column of a function over all columns
 
 
 def native_available(spark: Any) -> bool:
-    """True when the session has the plugin's SQL functions (classic or Connect)."""
+    """True when the session has the plugin's SQL functions (classic or Connect).
+
+    A True is remembered for the session (functions do not leave a session);
+    a False is asked again next time, since :func:`ubunye.spark.install` may
+    add them meanwhile.
+    """
+    memo = _compat.session_memo(spark)
+    if memo.get(_HAS_FUNCTIONS):
+        return True
     try:
-        return bool(spark.catalog.functionExists(SUMS_FUNCTION))
+        found = bool(spark.catalog.functionExists(SUMS_FUNCTION))
     except Exception:  # an unreachable catalog is "not available", the fallback decides
         return False
+    if found:
+        memo[_HAS_FUNCTIONS] = True
+    return found
 
 
 def column_args(df: Any) -> list[Any]:
@@ -36,6 +49,21 @@ def column_args(df: Any) -> list[Any]:
     return [_compat.functions_for(df).col("*")]
 
 
+def _all_columns_call(df: Any, function: str) -> Any:
+    """``function(*)`` as a Column for ``df``'s session, built once per session.
+
+    The Column names no frame (the star resolves against whichever frame it
+    is used on), and building one on a classic session costs some twenty
+    py4j round trips.
+    """
+    try:
+        memo = _compat.session_memo(_compat.session_of(df))
+    except Exception:  # noqa: BLE001 - a frame without a session: build it each time
+        memo = {}
+    return _compat.remembered(memo, _COLUMN + function,
+                              lambda: _compat.call_function(df, function, *column_args(df)))
+
+
 def rows_v1_sums_column(df: Any) -> Any:
     """A Column of the native aggregate over all of ``df``'s columns.
 
@@ -44,17 +72,17 @@ def rows_v1_sums_column(df: Any) -> Any:
     written, in the same pass), then :func:`sums_from_struct` /
     :func:`ubunye.spark.fingerprint_from_sums`.
     """
-    return _compat.call_function(df, SUMS_FUNCTION, *column_args(df))
+    return _all_columns_call(df, SUMS_FUNCTION)
 
 
 def rows_v1_hash_column(df: Any) -> Any:
     """A Column of the native ``ubunye_rows_v1`` aggregate: the data hash as a string."""
-    return _compat.call_function(df, HASH_FUNCTION, *column_args(df))
+    return _all_columns_call(df, HASH_FUNCTION)
 
 
 def row_line_column(df: Any) -> Any:
     """A Column with each row's canonical line (the debugging scalar ``ubunye_row_line``)."""
-    return _compat.call_function(df, LINE_FUNCTION, *column_args(df))
+    return _all_columns_call(df, LINE_FUNCTION)
 
 
 def sums_from_struct(value: Any) -> LaneSums:

@@ -27,6 +27,7 @@ from ubunye.spark import _compat
 METRIC = "rows_v1"
 WAIT_SEC = 120.0  # the longest wait for a finished write's metrics (classic)
 DRAIN_MS = 10_000  # the longest wait for the listener bus to deliver queued events (classic)
+_METRIC_COLUMN = "observe.metric_column"  # session memo key
 
 
 @dataclass(frozen=True)
@@ -46,15 +47,13 @@ class SumsObserver:
     def attach(self, frame: Any, name: str) -> tuple[Optional[Observed], Any, Optional[str]]:
         """``(handle, observed frame, None)``, or ``(None, frame, why)`` when the sums
         cannot be observed (a column type with no canonical text, ...)."""
-        from ubunye.spark import rows_v1_sums_column
-
         label = f"ubunye_{name}_{uuid.uuid4().hex[:8]}"
         try:
-            column = rows_v1_sums_column(frame).alias(METRIC)
+            column = metric_column(frame)
             if _compat.is_connect(frame):
                 return Observed(label), frame.observe(label, column), None
             observation = _compat.new_observation(frame, label)
-            return Observed(label, observation), frame.observe(observation, column), None
+            return Observed(label, observation), _compat.observe(frame, observation, column), None
         except Exception as exc:  # noqa: BLE001 - the caller hashes in a pass of its own and says why
             return None, frame, _one_line(exc)
 
@@ -80,7 +79,7 @@ class SumsObserver:
             if not arrived:
                 return None, "the observed metrics did not arrive"
             try:
-                metrics = handle.observation.get
+                metrics = _compat.observation_metrics(handle.observation)
             except Exception as exc:  # noqa: BLE001
                 return None, _one_line(exc)
         try:
@@ -89,6 +88,18 @@ class SumsObserver:
             return fingerprint_from_sums(frame.schema, metrics[METRIC]), None
         except Exception as exc:  # noqa: BLE001
             return None, _one_line(exc)
+
+
+def metric_column(frame: Any) -> Any:
+    """The observed Column, ``ubunye_rows_v1_sums(*) AS rows_v1``, built once per session
+    (it names no frame; on a classic session building it costs py4j round trips)."""
+    from ubunye.spark import rows_v1_sums_column
+
+    try:
+        memo = _compat.session_memo(_compat.session_of(frame))
+    except Exception:  # noqa: BLE001 - a frame without a session: build it each time
+        memo = {}
+    return _compat.remembered(memo, _METRIC_COLUMN, lambda: rows_v1_sums_column(frame).alias(METRIC))
 
 
 def _one_line(exc: BaseException) -> str:

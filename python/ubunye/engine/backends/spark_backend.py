@@ -100,13 +100,10 @@ class SparkBackend(Backend):
     def _exists(self, spec: IOSpec) -> bool:
         if spec.format == "table":
             return table_exists(self.spark, str(spec.table))
-        from ubunye.spark._compat import is_connect
+        from ubunye.spark._compat import hadoop_path_exists, is_connect
 
         if not is_connect(self.spark):
-            jvm = self.spark.sparkContext._jvm
-            hadoop_path = jvm.org.apache.hadoop.fs.Path(spec.path)
-            fs = hadoop_path.getFileSystem(self.spark.sparkContext._jsc.hadoopConfiguration())
-            return bool(fs.exists(hadoop_path))
+            return hadoop_path_exists(self.spark, str(spec.path))
         try:  # Spark Connect: no JVM at hand; a path that can be read exists
             self.spark.read.format(spec.format).load(spec.path).schema
         except Exception:  # noqa: BLE001 - any failure to resolve it means there is nothing there

@@ -369,6 +369,7 @@ object LineBuffer {
     end
   }
 
+  /** The two digits of 0 <= v < 100 at pos. */
   @inline private def putPair(out: Array[Byte], pos: Int, v: Int): Unit = {
     out(pos) = DigitPairs(2 * v); out(pos + 1) = DigitPairs(2 * v + 1)
   }

@@ -1,0 +1,138 @@
+"""What a run asks the JVM once per session instead of every time (classic and Connect).
+
+Checked on the shared session: the remembered evidence equals fresh reads and
+costs no py4j round trip the second time; a new session is looked up again;
+the one remembered hashing Column serves frames of any shape with the right
+sums; the observed sums read as JSON equal pyspark's own reading, exactly.
+"""
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
+
+from ubunye.lineage.evidence import spark_environment
+from ubunye.spark import _compat, fingerprint_spark, native_available, rows_v1_sums_column
+from ubunye.spark.jar import loaded_jar
+from ubunye.spark.native import sums_from_struct
+from ubunye.spark.observe import METRIC, SumsObserver
+
+
+@pytest.fixture
+def round_trips(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[Callable[[], Any]], tuple[Any, int]]]:
+    """``count(fn)`` -> ``(fn(), py4j commands this thread sent meanwhile)`` (py4j's own
+    garbage-collection thread is not counted)."""
+    import py4j.clientserver
+
+    sent = [0]
+    me = threading.current_thread()
+    send = py4j.clientserver.ClientServerConnection.send_command
+
+    def counting(self: Any, command: str) -> Any:
+        if threading.current_thread() is me:
+            sent[0] += 1
+        return send(self, command)
+
+    monkeypatch.setattr(py4j.clientserver.ClientServerConnection, "send_command", counting)
+
+    def count(fn: Callable[[], Any]) -> tuple[Any, int]:
+        before = sent[0]
+        value = fn()
+        return value, sent[0] - before
+
+    yield count
+
+
+def frames(spark: Any) -> list[Any]:
+    """Two frames of different shapes (the second with sums above 2^53)."""
+    from pyspark.sql import functions as F
+
+    narrow = spark.range(50).select(F.col("id"), F.concat(F.lit("n"), F.col("id").cast("string")).alias("name"))
+    wide = spark.range(300).select(
+        (F.col("id") * 1.25).alias("score"),
+        (F.col("id") % 3 == 0).alias("flag"),
+        F.array(F.lit("a"), (F.col("id") % 7).cast("string")).alias("tags"),
+        F.date_add(F.lit("2024-02-28").cast("date"), F.col("id").cast("int")).alias("day"),
+    )
+    return [narrow, wide]
+
+
+def test_evidence_is_read_once_and_equals_fresh_reads(spark: Any, round_trips: Any) -> None:
+    first = spark_environment(spark)
+    again, sent = round_trips(lambda: spark_environment(spark))
+    assert again == first and sent == 0
+    jar = loaded_jar(spark)
+    assert jar is not None
+    assert first == {
+        "spark": spark.version,
+        "java": spark._jvm.java.lang.System.getProperty("java.version"),
+        "ubunye_spark_plugin": jar.version,
+    }
+    found, sent = round_trips(lambda: native_available(spark))
+    assert found is True and sent == 0
+
+
+def test_a_new_session_is_looked_up_again(spark: Any, round_trips: Any) -> None:
+    assert native_available(spark)
+    other = spark.newSession()
+    assert _compat.session_memo(other) == {}
+    found, sent = round_trips(lambda: native_available(other))
+    assert found is True and sent > 0  # asked its own catalog
+    _, sent = round_trips(lambda: native_available(other))
+    assert sent == 0
+
+
+def test_one_column_hashes_frames_of_any_shape(spark: Any, tmp_path: Path, round_trips: Any) -> None:
+    narrow, wide = frames(spark)
+    assert rows_v1_sums_column(narrow) is rows_v1_sums_column(wide)
+    observer = SumsObserver()
+    observer.attach(narrow, "warm")  # the session's handles are looked up once
+    for i, frame in enumerate((narrow, wide)):
+        (handle, observed, why), sent = round_trips(lambda: observer.attach(frame, f"f{i}"))
+        assert why is None and handle is not None and sent <= 2  # the Observation and observe()
+        observed.write.mode("overwrite").parquet(str(tmp_path / f"f{i}"))
+        same_pass, why = observer.result(handle, frame, spark=spark)
+        assert why is None
+        second_pass = fingerprint_spark(frame, engine="spark-native")
+        assert (same_pass.row_count, same_pass.data_hash) == (second_pass.row_count, second_pass.data_hash)
+        assert same_pass.schema_hash == second_pass.schema_hash
+
+
+def test_observed_sums_read_as_json_equal_pysparks_reading(spark: Any, tmp_path: Path) -> None:
+    wide = frames(spark)[1]
+    handle, observed, _ = SumsObserver().attach(wide, "json")
+    observed.write.mode("overwrite").parquet(str(tmp_path / "json"))
+    assert _compat.observation_arrived(handle.observation, spark, 60.0, 0)
+    ours = sums_from_struct(_compat.observation_metrics(handle.observation)[METRIC])
+    pysparks = sums_from_struct(handle.observation.get[METRIC])
+    assert ours == pysparks and ours.rows == 300
+    assert max(ours.a, ours.b) > 2**53  # beyond a float's exact integers
+
+
+def test_an_observation_is_still_refused_a_second_frame(spark: Any) -> None:
+    from pyspark.errors import PySparkAssertionError
+
+    narrow = frames(spark)[0]
+    observation = _compat.new_observation(narrow, "once")
+    column = rows_v1_sums_column(narrow).alias(METRIC)
+    _compat.observe(narrow, observation, column)
+    with pytest.raises(PySparkAssertionError):
+        _compat.observe(narrow, observation, column)
+
+
+def test_hadoop_paths(spark: Any, tmp_path: Path, round_trips: Any) -> None:
+    assert _compat.hadoop_path_exists(spark, str(tmp_path))
+    missing, sent = round_trips(lambda: _compat.hadoop_path_exists(spark, str(tmp_path / "missing")))
+    assert missing is False and sent <= 3
+
+
+def test_connect_sessions_remember_their_functions(connect_native: Any, connect_plain: Any) -> None:
+    assert native_available(connect_native)
+    assert _compat.session_memo(connect_native).get("native.has_functions") is True
+    assert not native_available(connect_plain)
+    assert "native.has_functions" not in _compat.session_memo(connect_plain)
+    df = connect_native.range(20)
+    assert rows_v1_sums_column(df) is rows_v1_sums_column(connect_native.range(5))
+    assert fingerprint_spark(df).row_count == 20
