@@ -1,6 +1,5 @@
 package io.ubunye.spark
 
-import io.ubunye.spark.aggregate.ObservedRowsV1Sums
 import io.ubunye.spark.shims.SessionShim
 
 import org.apache.spark.sql.SparkSession
@@ -10,15 +9,12 @@ import org.apache.spark.sql.SparkSession
   */
 object Ubunye {
 
-  /** Registers the plugin's SQL functions in `spark` (that session only) and the
-    * observed-sums rule ([[ObservedRowsV1Sums]], as an extra optimization of the
-    * session); returns the function names. Idempotent.
+  /** Registers the plugin's SQL functions in `spark` (that session only); returns
+    * their names. Idempotent.
     */
   def install(spark: SparkSession): Array[String] = {
     val registry = SessionShim.functionRegistry(spark)
     UbunyeFunctionRegistry.functions.foreach(f => registry.registerFunction(f.identifier, f.info, f.builder))
-    val extra = spark.experimental.extraOptimizations
-    if (!extra.contains(ObservedRowsV1Sums)) spark.experimental.extraOptimizations = extra :+ ObservedRowsV1Sums
     functionNames
   }
 
