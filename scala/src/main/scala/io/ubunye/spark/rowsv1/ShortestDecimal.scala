@@ -221,7 +221,6 @@ object ShortestDecimal {
       if (f % 100 == 0) { f /= 100; e += 2 }
       if (f % 10 == 0) { f /= 10; e += 1 }
     }
-    // digits of f, most significant first, at out(pos + 2 ...) as a staging area
     val len = LineBuffer.decimalLength(f)
     val exp = e + len // value = 0.d1...dlen 10^exp
     var p = pos
