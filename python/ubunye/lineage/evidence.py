@@ -134,22 +134,18 @@ def spark_environment(spark: Any) -> dict[str, Any]:
     }
 
 
+def _remember(memo: dict[str, Any], key: str, read: Any) -> Optional[str]:
+    """``memo[key]``, else ``read()``, kept unless None (``_compat.remembered``)."""
+    value: Optional[str] = import_module("ubunye.spark._compat").remembered(memo, key, read)
+    return value
+
+
 def _session_memo(spark: Any) -> dict[str, Any]:
     try:
         memo: dict[str, Any] = import_module("ubunye.spark._compat").session_memo(spark)
     except Exception:  # noqa: BLE001 - no Spark helpers: nothing is remembered
         return {}
     return memo
-
-
-def _remember(memo: dict[str, Any], key: str, read: Any) -> Optional[str]:
-    """``memo[key]``, else ``read()`` (remembered unless None: a value not found is asked again)."""
-    value: Optional[str] = memo.get(key)
-    if value is None:
-        value = read()
-        if value is not None:
-            memo[key] = value
-    return value
 
 
 def _safe(read: Any) -> Optional[str]:

@@ -59,6 +59,15 @@ def session_memo(spark: Any) -> dict[str, Any]:
     return memo
 
 
+def frame_memo(df: Any) -> dict[str, Any]:
+    """:func:`session_memo` of the session ``df`` belongs to; a fresh dict (nothing
+    remembered) for a frame without a session."""
+    try:
+        return session_memo(session_of(df))
+    except Exception:  # noqa: BLE001 - a frame without a session: build it each time
+        return {}
+
+
 def remembered(memo: dict[str, Any], key: str, read: Any) -> Any:
     """``memo[key]``, else ``read()`` (kept in ``memo`` unless it is None or False)."""
     value = memo.get(key)

@@ -56,11 +56,7 @@ def _all_columns_call(df: Any, function: str) -> Any:
     is used on), and building one on a classic session costs some twenty
     py4j round trips.
     """
-    try:
-        memo = _compat.session_memo(_compat.session_of(df))
-    except Exception:  # noqa: BLE001 - a frame without a session: build it each time
-        memo = {}
-    return _compat.remembered(memo, _COLUMN + function,
+    return _compat.remembered(_compat.frame_memo(df), _COLUMN + function,
                               lambda: _compat.call_function(df, function, *column_args(df)))
 
 

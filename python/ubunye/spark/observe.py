@@ -95,11 +95,7 @@ def metric_column(frame: Any) -> Any:
     (it names no frame; on a classic session building it costs py4j round trips)."""
     from ubunye.spark import rows_v1_sums_column
 
-    try:
-        memo = _compat.session_memo(_compat.session_of(frame))
-    except Exception:  # noqa: BLE001 - a frame without a session: build it each time
-        memo = {}
-    return _compat.remembered(memo, _METRIC_COLUMN, lambda: rows_v1_sums_column(frame).alias(METRIC))
+    return _compat.remembered(_compat.frame_memo(frame), _METRIC_COLUMN, lambda: rows_v1_sums_column(frame).alias(METRIC))
 
 
 def _one_line(exc: BaseException) -> str:
