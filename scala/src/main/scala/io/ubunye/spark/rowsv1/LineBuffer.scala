@@ -54,6 +54,18 @@ final class LineBuffer(initialCapacity: Int = 512) {
     pos += n
   }
 
+  /** Up to 16 bytes held as two little-endian words (the first byte lowest in `w0`):
+    * two word stores, of which the first `n` bytes are kept. Only where
+    * [[LineBuffer.WordStores]] holds (see [[LineBuffer.asWords]]).
+    */
+  @inline def putWords(w0: Long, w1: Long, n: Int): Unit = {
+    ensure(16)
+    val at = Platform.BYTE_ARRAY_OFFSET + pos
+    Platform.putLong(bytes, at, w0)
+    Platform.putLong(bytes, at + 8, w1)
+    pos += n
+  }
+
   def putInt(v: Int): Unit = putLong(v.toLong)
 
   def putLong(v: Long): Unit = {
@@ -269,8 +281,16 @@ object LineBuffer {
   /** Digits written as little-endian words ([[eightDigits]]): unaligned 8-byte stores
     * on a little-endian machine (x86-64, aarch64); byte stores elsewhere.
     */
-  private val WordDigits: Boolean =
+  private[rowsv1] val WordStores: Boolean =
     Unaligned && java.nio.ByteOrder.nativeOrder() == java.nio.ByteOrder.LITTLE_ENDIAN
+
+  /** `b` (at most 16 bytes) as the two little-endian words [[LineBuffer.putWords]] takes. */
+  private[rowsv1] def asWords(b: Array[Byte]): (Long, Long) = {
+    require(b.length <= 16, "at most 16 bytes")
+    def word(from: Int): Long =
+      (0 until 8).foldLeft(0L)((w, i) => if (from + i < b.length) w | ((b(from + i) & 0xffL) << (8 * i)) else w)
+    (word(0), word(8))
+  }
 
   /** 10^0 .. 10^18. */
   private[rowsv1] val PowersOfTen: Array[Long] = Array.iterate(1L, 19)(_ * 10)
@@ -298,7 +318,7 @@ object LineBuffer {
     * digits), else by pairs: for integer columns and the parts of a double's text.
     */
   private[rowsv1] def putDigits(out: Array[Byte], pos: Int, v: Long, len: Int): Int =
-    if (WordDigits && pos + 8 <= out.length) putDigitWords(out, pos, v, len)
+    if (WordStores && pos + 8 <= out.length) putDigitWords(out, pos, v, len)
     else putDigitPairs(out, pos, v, len)
 
   /** Exactly `len` (<= 19) digits of v, eight per word store, the first word holding

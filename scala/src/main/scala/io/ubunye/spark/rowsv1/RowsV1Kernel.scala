@@ -6,6 +6,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{GenericInternalRow, SpecificInternalRow}
 import org.apache.spark.sql.catalyst.util.ArrayData
 import org.apache.spark.sql.types.{LongType, StructType}
+import org.apache.spark.unsafe.Platform
 import org.apache.spark.unsafe.types.UTF8String
 
 /** The per-row work of rows-v1 (spec section 1 and 2), shaped like Spark's
@@ -46,9 +47,24 @@ final class RowsV1Kernel private[rowsv1] (schema: StructType) {
   // put...(value); then end(), which hashes the line like hashRow.
   private var first = true
   private val holder = new GenericInternalRow(1)
+  // the member prefixes, entry f `"name":` of field f (first member), entry f + n
+  // `,"name":`: those of at most 16 bytes as two words each, written by two stores
+  private val fields = schema.length
+  private val prefixBytes: Array[Array[Byte]] =
+    Array.tabulate(2 * fields)(i => if (i < fields) top.prefix(i) else top.commaPrefix(i - fields))
+  private val prefixLength: Array[Int] =
+    prefixBytes.map(p => if (LineBuffer.WordStores && p.length <= 16) p.length else Int.MaxValue)
+  private val prefixWords: Array[Long] = prefixBytes.flatMap { p =>
+    if (p.length <= 16) { val (w0, w1) = LineBuffer.asWords(p); Array(w0, w1) } else Array(0L, 0L)
+  }
 
   def begin(): Unit = { line.reset(); line.put('{'); first = true }
-  def member(f: Int): Unit = { line.put(if (first) top.prefix(f) else top.commaPrefix(f)); first = false }
+  def member(f: Int): Unit = {
+    val i = if (first) f else f + fields
+    first = false
+    val n = prefixLength(i)
+    if (n <= 16) line.putWords(prefixWords(2 * i), prefixWords(2 * i + 1), n) else line.put(prefixBytes(i))
+  }
   def putBoolean(v: Boolean): Unit = BooleanWriter.put(line, v)
   def putInt(v: Int): Unit = line.putInt(v)
   def putLong(v: Long): Unit = line.putLong(v)
@@ -91,12 +107,17 @@ final class RowsV1Kernel private[rowsv1] (schema: StructType) {
 }
 
 object RowsV1Kernel {
-  def bigEndianLong(b: Array[Byte], at: Int): Long = {
-    var v = 0L
-    var i = 0
-    while (i < 8) { v = (v << 8) | (b(at + i) & 0xffL); i += 1 }
-    v
-  }
+  /** The eight bytes of `b` from `at` (in bounds) as a big-endian long: one word load
+    * where [[LineBuffer.WordStores]] holds.
+    */
+  def bigEndianLong(b: Array[Byte], at: Int): Long =
+    if (LineBuffer.WordStores) java.lang.Long.reverseBytes(Platform.getLong(b, Platform.BYTE_ARRAY_OFFSET + at))
+    else {
+      var v = 0L
+      var i = 0
+      while (i < 8) { v = (v << 8) | (b(at + i) & 0xffL); i += 1 }
+      v
+    }
 }
 
 /** What a kernel needs, serializable and shipped with the plan: the struct of the

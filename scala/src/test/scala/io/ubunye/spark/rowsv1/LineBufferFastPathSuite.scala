@@ -243,6 +243,37 @@ class LineBufferFastPathSuite extends AnyFunSuite {
     row(null, null, null, null, null, null),
     row(null, null, -719893, new GenericArrayData(Array[Any]()), Double.NaN, null))
 
+  test("bytes held as two words (member prefixes) are written whole at every length 0..16") {
+    (0 to 16).foreach { n =>
+      val src = Array.tabulate[Byte](n)(i => (0x80 + 7 * i).toByte) // high bits set too
+      val (w0, w1) = LineBuffer.asWords(src)
+      val b = new LineBuffer(4)
+      b.put('<')
+      if (LineBuffer.WordStores) b.putWords(w0, w1, n) else b.put(src)
+      b.put('>')
+      assert(b.bytes.slice(0, b.pos).toSeq == ('<'.toByte +: src.toSeq) :+ '>'.toByte, s"$n bytes")
+    }
+    assertThrows[IllegalArgumentException](LineBuffer.asWords(new Array[Byte](17)))
+  }
+
+  test("member by member with names of every prefix length (words and byte copies) gives the lanes of hashRow") {
+    // `"name":` and `,"name":` from 4 to 40 bytes: both sides of the 16-byte word path
+    val names = (1 to 36).map(n => "n" * n) ++ Seq("q\"uote", "caf\u00e9_\u20ac", "tab\tname")
+    val wide = StructType(names.map(StructField(_, LongType)))
+    val plan = RowsV1Plan(wide)
+    val k = plan.newKernel()
+    val r = new scala.util.Random(5)
+    (0 until 40).foreach { i =>
+      val row = new GenericInternalRow(names.indices.map(f => if ((i + f) % 3 == 0) null else r.nextLong(): Any).toArray)
+      k.hashRow(row)
+      val (a, b) = (k.laneA, k.laneB)
+      k.begin()
+      plan.fieldOrder.foreach(f => if (!row.isNullAt(f)) { k.member(f); k.putLong(row.getLong(f)) })
+      k.end()
+      assert((k.laneA, k.laneB) == ((a, b)), s"row $i")
+    }
+  }
+
   test("members are written with their comma, whichever members are null") {
     val k = RowsV1Plan(schema).newKernel()
     def line(r: InternalRow) = new String(k.lineBytes(r), UTF_8)
