@@ -3,6 +3,8 @@ package io.ubunye.spark.rowsv1
 import java.lang.Math.multiplyHigh
 import java.math.BigInteger
 
+import org.apache.spark.unsafe.Platform
+
 /** The text of a `double` / `float` exactly as `Double.toString` / `Float.toString`
   * specify it from JDK 19 on, written as ASCII into a byte array, on every JVM.
   *
@@ -230,6 +232,18 @@ object ShortestDecimal {
         var z = exp - len
         while (z > 0) { out(p) = '0'; p += 1; z -= 1 }
         out(p) = '.'; out(p + 1) = '0'; p + 2
+      } else if (LineBuffer.WordStores && p + 9 <= out.length && p + 1 + len <= out.length) {
+        // every digit one place to the right, then the integer part's exp (<= 7) digits
+        // moved back one place and the point put after them, in one masked word store
+        // (no division by a power of ten)
+        LineBuffer.putDigitWords(out, p + 1, f, len)
+        val at = Platform.BYTE_ARRAY_OFFSET + p
+        val shifted = Platform.getLong(out, at + 1) // byte j: digit j + 1
+        val inPlace = Platform.getLong(out, at) // byte j: digit j (j >= 1)
+        val whole = (1L << (exp << 3)) - 1 // bytes 0 .. exp - 1
+        val fraction = -1L << (exp << 3) << 8 // bytes exp + 1 .. 7 (none for exp = 7)
+        Platform.putLong(out, at, (shifted & whole) | ('.'.toLong << (exp << 3)) | (inPlace & fraction))
+        p + len + 1
       } else {
         // the integer part, the point, then the fraction's len - exp digits
         // (zero-padded); len <= 17 and exp >= 1, so 10^(len - exp) <= 10^16

@@ -1,5 +1,7 @@
 package io.ubunye.spark.rowsv1
 
+import java.nio.charset.StandardCharsets.UTF_8
+
 import org.scalatest.funsuite.AnyFunSuite
 
 /** The float64/float32 text of rows-v1 (JDK 19+ `Double.toString`/`Float.toString`)
@@ -34,6 +36,23 @@ class FloatTextSuite extends AnyFunSuite {
       case (_, bits, text) => ShortestDecimal.floatToString(java.lang.Float.intBitsToFloat(bits.toInt)) != text
     }
     assert(wrong.isEmpty, wrong.take(5))
+  }
+
+  test("a text is the same written with room to spare (word stores) and into an array it fills exactly") {
+    // the digits of a plain-notation value go in by words when the array has room for
+    // them, by pairs and a division near the array's end; both must give the JDK 25 text
+    val recorded = FloatTextCheck.recorded("/jdk25-float-text.txt.gz").filter(_._1 == 'd')
+    val extra = FloatTextCheck.doubles(20000, 9).map(d => ('d', java.lang.Double.doubleToRawLongBits(d), ShortestDecimal.doubleToString(d)))
+    val wrong = (recorded ++ extra).filter { case (_, bits, text) =>
+      val v = java.lang.Double.longBitsToDouble(bits)
+      val roomy = new Array[Byte](64)
+      val tight = new Array[Byte](text.length + 3)
+      val atEnd = ShortestDecimal.writeDouble(tight, 3, v)
+      val roomyEnd = ShortestDecimal.writeDouble(roomy, 5, v)
+      atEnd != tight.length ||
+        new String(tight, 3, atEnd - 3, UTF_8) != text || new String(roomy, 5, roomyEnd - 5, UTF_8) != text
+    }
+    assert(recorded.size > 4000 && wrong.isEmpty, wrong.take(5))
   }
 
   test("on JDK 19+ the running JVM agrees on random values") {
