@@ -8,7 +8,10 @@ with nothing observed and with one aggregate observed on the write
 - ``count(*)``: the price of observing at all;
 - ``sum(xxhash64(*) % 1000)``: Spark's own cheapest full-row work;
 - ``ubunye_rows_v1_sums(*)``: the rows-v1 hash (a canonical line and its SHA-256
-  per row).
+  per row), in Spark's observation accumulator;
+- ``rows-v1 planned``: the same hash by the plugin's planner node
+  (``ubunye.spark.observations``, what the engine uses on classic sessions), inside
+  the write's generated code.
 
 Each is measured twice: written as parquet (what a task does) and to Spark's
 ``noop`` sink (the same rows, no parquet encoding beside the hash). The figure
@@ -27,6 +30,7 @@ import os
 import shutil
 import statistics
 import tempfile
+import uuid
 from pathlib import Path
 from typing import Any, Callable, Optional
 
@@ -36,6 +40,7 @@ OBSERVED = {
     "count": "count(*)",
     "xxhash64": "sum(xxhash64(*) % 1000)",
     "rows-v1": "ubunye_rows_v1_sums(*)",
+    "rows-v1 planned": None,  # the planner node, not an aggregate
 }
 SINKS = ("parquet", "noop")
 
@@ -63,6 +68,7 @@ def main() -> None:
     from pyspark.sql import functions as F
 
     from ubunye.engine.backends.spark_session import build_session
+    from ubunye.spark import observations
 
     spark = build_session("UTC", {"spark.sql.ansi.enabled": "false"})
     cpu = jvm_cpu_seconds(spark)
@@ -73,8 +79,11 @@ def main() -> None:
         def write(sink: str, observed: Optional[str]) -> float:
             frame = spark.read.parquet(str(work / "events"))
             frame = frame.where(F.col("score") > 0.1).withColumn("label", F.upper("name"))
-            observation = None
-            if observed is not None:
+            observation, planned = None, None
+            if observed is not None and OBSERVED[observed] is None:
+                planned = f"bench-{uuid.uuid4().hex}"
+                frame = observations.attach(frame, planned)
+            elif observed is not None:
                 observation = Observation()
                 frame = frame.observe(observation, F.expr(OBSERVED[observed]).alias("m"))
             started = cpu()
@@ -84,6 +93,8 @@ def main() -> None:
                 frame.write.format("noop").mode("overwrite").save()
             if observation is not None:
                 observation.get  # the metrics reached the driver
+            if planned is not None:
+                observations.read(spark, planned)
             return cpu() - started
 
         variants = [(sink, observed) for sink in SINKS for observed in (None, *OBSERVED)]
@@ -102,7 +113,7 @@ def main() -> None:
             for observed in OBSERVED:
                 median = statistics.median(seconds[(sink, observed)])
                 extra = median - plain
-                print(f"  + {observed:<9} {median:.2f} CPU s  extra {extra:+.2f} s = {extra / args.rows * 1e9:+.0f} ns per row"
+                print(f"  + {observed:<15} {median:.2f} CPU s  extra {extra:+.2f} s = {extra / args.rows * 1e9:+.0f} ns per row"
                       f"  ({median / plain:.2f}x the plain write's CPU)")
     finally:
         spark.stop()

@@ -101,12 +101,14 @@ def test_one_column_hashes_frames_of_any_shape(spark: Any, tmp_path: Path, round
 
 
 def test_observed_sums_read_as_json_equal_pysparks_reading(spark: Any, tmp_path: Path) -> None:
+    # the Observation path (classic sessions whose driver lacks the planner node)
     wide = frames(spark)[1]
-    handle, observed, _ = SumsObserver().attach(wide, "json")
+    observation = _compat.new_observation(wide, "json")
+    observed = _compat.observe(wide, observation, rows_v1_sums_column(wide).alias(METRIC))
     observed.write.mode("overwrite").parquet(str(tmp_path / "json"))
-    assert _compat.observation_arrived(handle.observation, spark, 60.0, 0)
-    ours = sums_from_struct(_compat.observation_metrics(handle.observation)[METRIC])
-    pysparks = sums_from_struct(handle.observation.get[METRIC])
+    assert _compat.observation_arrived(observation, spark, 60.0, 0)
+    ours = sums_from_struct(_compat.observation_metrics(observation)[METRIC])
+    pysparks = sums_from_struct(observation.get[METRIC])
     assert ours == pysparks and ours.rows == 300
     assert max(ours.a, ours.b) > 2**53  # beyond a float's exact integers
 

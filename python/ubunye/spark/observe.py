@@ -4,8 +4,12 @@
 ``DataFrame.observe`` and, after an action ran the observed plan (a write),
 turns the observed sums into a :class:`~ubunye.hashing.fingerprint.Fingerprint`.
 
-- Classic sessions: a classic ``Observation``; its metrics reach the driver
-  through the listener bus, so reading them waits (bounded) for the bus.
+- Classic sessions with the plugin: the plugin's planner node
+  (:mod:`ubunye.spark.observations`), which hashes inside the stage's generated
+  code; its sums are in the driver when the action returns.
+- Classic sessions without it (an older jar on the driver): a classic
+  ``Observation``; its metrics reach the driver through the listener bus, so
+  reading them waits (bounded) for the bus.
 - Spark Connect: by observation *name*: the metrics come back in the response
   of the action (``executionInfo.flows``), which :meth:`SumsObserver.after_write`
   keeps. (Not an ``Observation`` object: pyspark's Connect client merges the
@@ -22,7 +26,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
-from ubunye.spark import _compat
+from ubunye.spark import _compat, observations
 
 METRIC = "rows_v1"
 WAIT_SEC = 120.0  # the longest wait for a finished write's metrics (classic)
@@ -35,7 +39,8 @@ class Observed:
     """What :meth:`SumsObserver.attach` hands back: the handle to read the sums with."""
 
     name: str
-    observation: Any = None  # classic Observation; None on Spark Connect (by name)
+    observation: Any = None  # classic Observation; None on Spark Connect (by name) and when planned
+    planned: bool = False  # observed by the plugin's planner node (ubunye.spark.observations)
 
 
 class SumsObserver:
@@ -49,6 +54,8 @@ class SumsObserver:
         cannot be observed (a column type with no canonical text, ...)."""
         label = f"ubunye_{name}_{uuid.uuid4().hex[:8]}"
         try:
+            if not _compat.is_connect(frame) and observations.available(_compat.session_of(frame)):
+                return Observed(label, planned=True), observations.attach(frame, label), None
             column = metric_column(frame)
             if _compat.is_connect(frame):
                 return Observed(label), frame.observe(label, column), None
@@ -69,6 +76,8 @@ class SumsObserver:
         its metrics; otherwise only drain the listener bus and take what is there
         (a frame the run's queries may never have read).
         """
+        if handle.planned:
+            return self._planned_result(handle, frame, spark, wait)
         if handle.observation is None:
             metrics = self._flows.get(handle.name)
             if metrics is None:
@@ -86,6 +95,22 @@ class SumsObserver:
             from ubunye.spark import fingerprint_from_sums
 
             return fingerprint_from_sums(frame.schema, metrics[METRIC]), None
+        except Exception as exc:  # noqa: BLE001
+            return None, _one_line(exc)
+
+
+    @staticmethod
+    def _planned_result(handle: Observed, frame: Any, spark: Any, wait: bool) -> tuple[Any, Optional[str]]:
+        """The sums of a frame observed by the planner node. Without ``wait`` (a frame
+        the run's queries may never have read), no partition reported means not read."""
+        try:
+            from ubunye.hashing.digest import LaneSums
+            from ubunye.spark import fingerprint_from_sums
+
+            seen = observations.read(spark if spark is not None else _compat.session_of(frame), handle.name)
+            if not wait and seen.partitions == 0:
+                return None, "no query of the run read it"
+            return fingerprint_from_sums(frame.schema, LaneSums(seen.rows, seen.a, seen.b)), None
         except Exception as exc:  # noqa: BLE001
             return None, _one_line(exc)
 

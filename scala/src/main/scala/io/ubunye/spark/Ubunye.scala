@@ -1,5 +1,6 @@
 package io.ubunye.spark
 
+import io.ubunye.spark.observe.RowsV1Observations
 import io.ubunye.spark.shims.SessionShim
 
 import org.apache.spark.sql.SparkSession
@@ -9,12 +10,14 @@ import org.apache.spark.sql.SparkSession
   */
 object Ubunye {
 
-  /** Registers the plugin's SQL functions in `spark` (that session only); returns
-    * their names. Idempotent.
+  /** Registers the plugin's SQL functions, and the planning of observed frames
+    * ([[RowsV1Observations]]), in `spark` (that session only); returns the function
+    * names. Idempotent.
     */
   def install(spark: SparkSession): Array[String] = {
     val registry = SessionShim.functionRegistry(spark)
     UbunyeFunctionRegistry.functions.foreach(f => registry.registerFunction(f.identifier, f.info, f.builder))
+    RowsV1Observations.install(spark)
     functionNames
   }
 

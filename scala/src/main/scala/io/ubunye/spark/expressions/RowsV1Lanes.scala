@@ -58,20 +58,7 @@ case class RowsV1Lanes(child: Expression) extends UnaryExpression {
     val members = order.toSeq.map { f =>
       val e = s.valExprs(f)
       val v = e.genCode(ctx)
-      val put = e.dataType match {
-        case BooleanType => s"$k.putBoolean(${v.value});"
-        case ByteType | ShortType | IntegerType => s"$k.putInt(${v.value});"
-        case LongType => s"$k.putLong(${v.value});"
-        case DoubleType => s"$k.putDouble(${v.value});"
-        case FloatType => s"$k.putFloat(${v.value});"
-        case _: StringType => s"$k.putString(${v.value});"
-        case ArrayType(_: StringType, _) => s"$k.putStringArray(${v.value});"
-        case BinaryType => s"$k.putBinary(${v.value});"
-        case DateType => s"$k.putDate(${v.value});"
-        case TimestampType => s"$k.putTimestamp(${v.value});"
-        case TimestampNTZType => s"$k.putTimestampNtz(${v.value});"
-        case _ => s"$k.putValue($f, ${v.value});"
-      }
+      val put = RowsV1Lanes.putStatement(k, f, e.dataType, v.value.toString)
       s"""${v.code}
          |if (!${v.isNull}) { $k.member($f); $put }""".stripMargin
     }
@@ -87,6 +74,24 @@ case class RowsV1Lanes(child: Expression) extends UnaryExpression {
 }
 
 object RowsV1Lanes {
+  /** The Java statement that writes `value`, the non-null value of top-level field `f`
+    * of type `dt`, with kernel `k`: a typed call with no boxing for the common types.
+    */
+  def putStatement(k: String, f: Int, dt: DataType, value: String): String = dt match {
+    case BooleanType => s"$k.putBoolean($value);"
+    case ByteType | ShortType | IntegerType => s"$k.putInt($value);"
+    case LongType => s"$k.putLong($value);"
+    case DoubleType => s"$k.putDouble($value);"
+    case FloatType => s"$k.putFloat($value);"
+    case _: StringType => s"$k.putString($value);"
+    case ArrayType(_: StringType, _) => s"$k.putStringArray($value);"
+    case BinaryType => s"$k.putBinary($value);"
+    case DateType => s"$k.putDate($value);"
+    case TimestampType => s"$k.putTimestamp($value);"
+    case TimestampNTZType => s"$k.putTimestampNtz($value);"
+    case _ => s"$k.putValue($f, $value);"
+  }
+
   val LanesType: StructType = StructType(Seq(
     StructField("a", LongType, nullable = false), StructField("b", LongType, nullable = false)))
 

@@ -1,0 +1,56 @@
+package io.ubunye.spark.observe
+
+import java.util.concurrent.ConcurrentHashMap
+
+import io.ubunye.spark.rowsv1.{Kinds, RowsV1Error}
+
+import org.apache.spark.sql.{DataFrame, SparkSession}
+import org.apache.spark.sql.ubunye.PlanFrames
+
+/** Observing the rows-v1 sums of a frame while an action (a write) runs it, in the
+  * same pass: `attach` gives the frame to write, `sums` the result after the action.
+  * Like `DataFrame.observe` with `ubunye_rows_v1_sums(*)`, but computed inside the
+  * stage's generated code rather than by Spark's observation accumulator, and a
+  * partition run twice counts once.
+  */
+object RowsV1Observations {
+  private val observed = new ConcurrentHashMap[String, RowsV1SumsAccumulator]()
+
+  /** `df` with its sums observed under `id` (a name not in use). Fails, naming the
+    * column, when a column has no rows-v1 text.
+    */
+  def attach(df: DataFrame, id: String): DataFrame = {
+    Kinds.canonicalSchema(df.schema) match {
+      case Left(why) => throw new RowsV1Error(why)
+      case Right(_) =>
+    }
+    install(df.sparkSession)
+    val sums = new RowsV1SumsAccumulator
+    df.sparkSession.sparkContext.register(sums, s"ubunye rows_v1 $id")
+    if (observed.putIfAbsent(id, sums) != null) throw new IllegalArgumentException(s"observation '$id' is already in use")
+    PlanFrames.ofRows(df.sparkSession, RowsV1Observed(id, sums, PlanFrames.logicalPlan(df)))
+  }
+
+  /** `Array(rows, a, b)` observed under `id` so far (sums modulo 2^64, as signed longs). */
+  def sums(id: String): Array[Long] = accumulator(id).value
+
+  /** How many partitions reported under `id` so far. */
+  def partitions(id: String): Int = accumulator(id).partitions
+
+  /** Drops `id` (after its result was read). */
+  def forget(id: String): Unit = observed.remove(id)
+
+  private def accumulator(id: String): RowsV1SumsAccumulator = {
+    val sums = observed.get(id)
+    if (sums == null) throw new NoSuchElementException(s"no rows-v1 observation '$id'")
+    sums
+  }
+
+  /** Adds the planner strategy of observed frames to `spark` (sessions built without
+    * the plugin's extension). Idempotent.
+    */
+  def install(spark: SparkSession): Unit = spark.synchronized {
+    val extra = spark.experimental.extraStrategies
+    if (!extra.contains(RowsV1ObservedStrategy)) spark.experimental.extraStrategies = extra :+ RowsV1ObservedStrategy
+  }
+}

@@ -1,0 +1,19 @@
+package io.ubunye.spark.observe
+
+import org.apache.spark.sql.catalyst.expressions.Attribute
+import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, UnaryNode}
+
+/** The rows of `child`, unchanged, with their rows-v1 sums taken on the way through
+  * (what `RowsV1Observations.attach` puts over a frame before it is written). Planned
+  * by [[RowsV1ObservedStrategy]] as [[RowsV1ObservedExec]].
+  *
+  * @param id the observation's name in [[RowsV1Observations]]
+  * @param sums where the executed plan adds the sums (planning needs no lookup, so a
+  *   plan planned again after the result was read still runs)
+  */
+case class RowsV1Observed(id: String, sums: RowsV1SumsAccumulator, child: LogicalPlan) extends UnaryNode {
+  override def output: Seq[Attribute] = child.output
+  override def maxRows: Option[Long] = child.maxRows
+
+  override protected def withNewChildInternal(newChild: LogicalPlan): RowsV1Observed = copy(child = newChild)
+}

@@ -1,0 +1,83 @@
+package io.ubunye.spark
+
+import java.util.UUID
+
+import io.ubunye.spark.observe.{RowsV1Observations, RowsV1ObservedExec}
+import io.ubunye.spark.rowsv1.{Digests, Kinds, RowsV1Error}
+
+import org.apache.spark.sql.{DataFrame, Row}
+import org.apache.spark.sql.execution.WholeStageCodegenExec
+import org.scalatest.funsuite.AnyFunSuite
+
+/** Frames observed by [[RowsV1Observations]] (what the Python engine attaches to a
+  * write to hash it in the same pass) give the aggregate's sums, on every execution
+  * path, for every shared fixture, and count a partition once however often it runs.
+  */
+class ObservedFramesSuite extends AnyFunSuite with SparkSessionManager {
+
+  private def table: DataFrame = TestTables.mixed(spark)
+
+  /** `Row(rows, sum_a, sum_b)` as the aggregate gives it (sums unsigned). */
+  private def aggregate(df: DataFrame): Row = df.selectExpr("ubunye_rows_v1_sums(*)").head().getStruct(0)
+
+  private def unsigned(v: Long): java.math.BigDecimal =
+    new java.math.BigDecimal(new java.math.BigInteger(java.lang.Long.toUnsignedString(v)))
+
+  /** Attaches an observation, runs `writes` writes to nowhere, returns the observed
+    * `Row(rows, sum_a, sum_b)` and the observed frame.
+    */
+  private def observed(df: DataFrame, writes: Int = 1): (Row, DataFrame) = {
+    val id = UUID.randomUUID().toString
+    val o = RowsV1Observations.attach(df, id)
+    (1 to writes).foreach(_ => o.write.format("noop").mode("overwrite").save())
+    val s = RowsV1Observations.sums(id)
+    RowsV1Observations.forget(id)
+    (Row(s(0), unsigned(s(1)), unsigned(s(2))), o)
+  }
+
+  test("observed sums equal the aggregate in every execution path, fused into the stage's code when generated") {
+    executionModes.foreach { case (label, conf) =>
+      withConf(conf) {
+        val (sums, o) = observed(table.where("id % 7 <> 3"))
+        assert(sums == aggregate(table.where("id % 7 <> 3")), label)
+        val fused = o.queryExecution.executedPlan.collect {
+          case w: WholeStageCodegenExec => w.collect { case e: RowsV1ObservedExec => e }
+        }.flatten
+        assert(fused.nonEmpty == label.startsWith("CODEGEN_ONLY"), s"$label: ${o.queryExecution.executedPlan}")
+      }
+    }
+  }
+
+  test("every fixture: the observed data hash is the fixture's") {
+    Fixtures.all.filter(f => f.error.isEmpty && f.columns.nonEmpty).foreach { f =>
+      executionModes.foreach { case (label, conf) =>
+        withConf(conf) {
+          val df = spark.createDataFrame(spark.sparkContext.parallelize(f.sparkRows, 3), f.schema)
+          val (sums, _) = observed(df)
+          val kinds = Kinds.canonicalSchema(f.schema).fold(e => fail(e), identity)
+          val hash = Digests.dataHash(Digests.schemaJson(kinds), sums.getLong(0),
+            sums.getDecimal(1).longValue, sums.getDecimal(2).longValue)
+          assert(hash == f.dataHash && sums.getLong(0) == f.rowCount, s"${f.name} ($label)")
+        }
+      }
+    }
+  }
+
+  test("a partition computed again counts once: the frame written twice, and after a shuffle") {
+    val (twice, _) = observed(table, writes = 2)
+    assert(twice == aggregate(table) && twice.getLong(0) == 3000L)
+    val t = table
+    val shuffled = t.repartition(5, t("day"))
+    val (afterShuffle, _) = observed(shuffled)
+    assert(afterShuffle == aggregate(table))
+  }
+
+  test("an empty frame gives zeros; a column with no text and an unknown name are refused clearly") {
+    assert(observed(table.where("id < 0"))._1 == Row(0L, unsigned(0L), unsigned(0L)))
+    val bad = spark.sql("SELECT 1 AS a, 2 AS a")
+    val e = intercept[RowsV1Error](RowsV1Observations.attach(bad, UUID.randomUUID().toString))
+    assert(e.getMessage.contains("'a'"), e.getMessage)
+    val unknown = intercept[NoSuchElementException](RowsV1Observations.sums("no-such-observation"))
+    assert(unknown.getMessage.contains("no-such-observation"))
+  }
+}
