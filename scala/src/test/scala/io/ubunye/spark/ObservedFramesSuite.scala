@@ -72,6 +72,20 @@ class ObservedFramesSuite extends AnyFunSuite with SparkSessionManager {
     assert(afterShuffle == aggregate(table))
   }
 
+  test("a wide frame (its line in several generated functions) and a frame with no columns") {
+    // 150 columns of 3 argument slots each (null flag, long value) and some of other
+    // types: more than one member function per line
+    val wide = spark.range(0, 500, 1, 3).selectExpr(
+      (0 until 150).map(i => s"IF(id % ${i % 7 + 2} = 0, NULL, id * $i) AS c$i") ++
+        Seq("cast(id AS string) AS s", "id / 3.0D AS d", "array(cast(id AS string)) AS a"): _*)
+    executionModes.foreach { case (label, conf) =>
+      withConf(conf)(assert(observed(wide)._1 == aggregate(wide), label))
+    }
+    val none = spark.range(0, 5, 1, 2).select()
+    assert(observed(none)._1 == none.selectExpr("ubunye_rows_v1_sums()").head().getStruct(0))
+    assert(observed(none)._1.getLong(0) == 5L)
+  }
+
   test("an empty frame gives zeros; a column with no text and an unknown name are refused clearly") {
     assert(observed(table.where("id < 0"))._1 == Row(0L, unsigned(0L), unsigned(0L)))
     val bad = spark.sql("SELECT 1 AS a, 2 AS a")

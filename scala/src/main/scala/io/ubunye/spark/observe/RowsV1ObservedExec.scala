@@ -7,10 +7,10 @@ import org.apache.spark.TaskContext
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, SortOrder}
-import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
+import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, CodeGenerator, ExprCode}
 import org.apache.spark.sql.catalyst.plans.physical.Partitioning
 import org.apache.spark.sql.execution.{CodegenSupport, SparkPlan, UnaryExecNode}
-import org.apache.spark.sql.types.{StructField, StructType}
+import org.apache.spark.sql.types.{DataType, DoubleType, LongType, StructField, StructType}
 
 /** Passes its child's rows on unchanged and adds their rows-v1 sums, per partition, to
   * `sums` (observation `name`). In whole-stage code the canonical line is written from the column values
@@ -53,18 +53,35 @@ case class RowsV1ObservedExec(name: String, sums: RowsV1SumsAccumulator, child: 
     // partitionIndex is set when the stage's iterator starts a partition
     ctx.addPartitionInitializationStatement(
       s"${RowsV1ObservedExec.getClass.getName}.MODULE$$.reportAtTaskEnd($accRef, partitionIndex, $partial);")
-    val members = plan.fieldOrder.toSeq.map { f =>
-      val v = input(f)
-      s"if (!${v.isNull}) { $k.member($f); ${RowsV1Lanes.putStatement(k, f, child.output(f).dataType, v.value.toString)} }"
+    // the line in functions of their own (the stage's loop keeps its JIT budget for
+    // its own work), the values and null flags as arguments: the first begins the
+    // line, the last ends it, hashes it and adds the lanes to the partition's sums
+    val groups = RowsV1ObservedExec.lineFunctions(plan.fieldOrder.toSeq, child.output.map(_.dataType))
+    val calls = groups.zipWithIndex.map { case (fields, i) =>
+      val params = fields.flatMap { f =>
+        Seq(s"boolean rowsV1Null$f", s"${CodeGenerator.javaType(child.output(f).dataType)} rowsV1Value$f")
+      }
+      val members = fields.map { f =>
+        s"if (!rowsV1Null$f) { $k.member($f); ${RowsV1Lanes.putStatement(k, f, child.output(f).dataType, s"rowsV1Value$f")} }"
+      }
+      val first = if (i == 0) s"$k.begin();" else ""
+      val last = if (i == groups.size - 1) {
+        s"""$k.end();
+           |$partial[0]++;
+           |$partial[1] += $k.laneA();
+           |$partial[2] += $k.laneB();""".stripMargin
+      } else ""
+      val fn = ctx.freshName("rowsV1Line")
+      val call = ctx.addNewFunction(fn, s"""private void $fn(${params.mkString(", ")}) {
+           |  $first
+           |  ${members.mkString("\n")}
+           |  $last
+           |}""".stripMargin)
+      s"$call(${fields.flatMap(f => Seq(input(f).isNull.toString, input(f).value.toString)).mkString(", ")});"
     }
     s"""
        |${evaluateVariables(input)}
-       |$k.begin();
-       |${members.mkString("\n")}
-       |$k.end();
-       |$partial[0]++;
-       |$partial[1] += $k.laneA();
-       |$partial[2] += $k.laneB();
+       |${calls.mkString("\n")}
        |${consume(ctx, input)}
      """.stripMargin
   }
@@ -75,6 +92,24 @@ case class RowsV1ObservedExec(name: String, sums: RowsV1SumsAccumulator, child: 
 }
 
 object RowsV1ObservedExec {
+  /** The most JVM argument slots per member function (the JVM allows 255, `this` one). */
+  private final val MaxArgumentSlots = 200
+
+  /** `fields` (in line order) grouped for member functions: each field takes its null
+    * flag and its value as arguments (a long or a double two slots, anything else one).
+    */
+  private[observe] def lineFunctions(fields: Seq[Int], types: Seq[DataType]): Seq[Seq[Int]] = {
+    def slots(f: Int): Int = 1 + (types(f) match { case LongType | DoubleType => 2; case _ => 1 })
+    fields.foldLeft(Vector.empty[(Vector[Int], Int)]) {
+      case (groups, f) if groups.nonEmpty && groups.last._2 + slots(f) <= MaxArgumentSlots =>
+        groups.init :+ ((groups.last._1 :+ f, groups.last._2 + slots(f)))
+      case (groups, f) => groups :+ ((Vector(f), slots(f)))
+    }.map(_._1) match {
+      case Seq() => Seq(Seq.empty) // no columns: one function, the line `{}`
+      case groups => groups
+    }
+  }
+
   /** When the running task ends, `partial` (the partition's row count and lane sums,
     * filled meanwhile) goes to `sums` as partition `index`.
     */
