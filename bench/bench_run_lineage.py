@@ -7,7 +7,8 @@ of a pipeline records what it writes); the variant with ``reuse_hashes=False``
 hashes the input while the write reads it instead (same pass, plus a count of
 the input to prove every row was seen). A last variant records with
 ``hash_inputs: false`` (the output's hash only). The runs alternate in one
-Spark session (local[2]); the script prints each time, the medians and their
+Spark session (local[2]); the script prints each time, the medians (of 9 by
+default: single runs on a shared machine vary by 20%) and their
 ratios to the plain run (target: lineage at most 1.3x plain).
 
     .venv/bin/python bench/bench_run_lineage.py [--rows N] [--repeats K] [--warmup W]
@@ -60,7 +61,7 @@ def make_data(spark: Any, path: Path, rows: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description="run_task over N rows, with and without lineage")
     parser.add_argument("--rows", type=int, default=2_000_000)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--warmup", type=int, default=2, help="untimed rounds of every variant first")
     args = parser.parse_args()
 
