@@ -86,12 +86,17 @@ class ObservedFramesSuite extends AnyFunSuite with SparkSessionManager {
     assert(observed(none)._1.getLong(0) == 5L)
   }
 
-  test("an empty frame gives zeros; a column with no text and an unknown name are refused clearly") {
+  test("an empty frame gives zeros; a column with no text, an unknown name and a name in use are refused clearly") {
     assert(observed(table.where("id < 0"))._1 == Row(0L, unsigned(0L), unsigned(0L)))
     val bad = spark.sql("SELECT 1 AS a, 2 AS a")
     val e = intercept[RowsV1Error](RowsV1Observations.attach(bad, UUID.randomUUID().toString))
     assert(e.getMessage.contains("'a'"), e.getMessage)
     val unknown = intercept[NoSuchElementException](RowsV1Observations.sums("no-such-observation"))
     assert(unknown.getMessage.contains("no-such-observation"))
+    val id = UUID.randomUUID().toString
+    RowsV1Observations.attach(table, id)
+    val twice = intercept[IllegalArgumentException](RowsV1Observations.attach(table, id))
+    assert(twice.getMessage.contains(id))
+    RowsV1Observations.forget(id)
   }
 }

@@ -26,8 +26,10 @@ object RowsV1Observations {
     }
     install(df.sparkSession)
     val sums = new RowsV1SumsAccumulator
+    if (observed.putIfAbsent(id, sums) != null) {
+      throw new IllegalArgumentException(s"observation '$id' is already in use")
+    }
     df.sparkSession.sparkContext.register(sums, s"ubunye rows_v1 $id")
-    if (observed.putIfAbsent(id, sums) != null) throw new IllegalArgumentException(s"observation '$id' is already in use")
     PlanFrames.ofRows(df.sparkSession, RowsV1Observed(id, sums, PlanFrames.logicalPlan(df)))
   }
 

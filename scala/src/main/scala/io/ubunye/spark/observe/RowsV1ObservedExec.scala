@@ -13,9 +13,9 @@ import org.apache.spark.sql.execution.{CodegenSupport, SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.types.{DataType, DoubleType, LongType, StructField, StructType}
 
 /** Passes its child's rows on unchanged and adds their rows-v1 sums, per partition, to
-  * `sums` (observation `name`). In whole-stage code the canonical line is written from the column values
-  * the stage already holds (no row read back, no accumulator projection per row);
-  * otherwise row by row through the kernel.
+  * `sums` (observation `name`). In whole-stage code the canonical line is written
+  * from the column values the stage already holds (no row read back, no accumulator
+  * projection per row); otherwise row by row through the kernel.
   */
 case class RowsV1ObservedExec(name: String, sums: RowsV1SumsAccumulator, child: SparkPlan)
   extends UnaryExecNode with CodegenSupport {
@@ -62,7 +62,8 @@ case class RowsV1ObservedExec(name: String, sums: RowsV1SumsAccumulator, child: 
         Seq(s"boolean rowsV1Null$f", s"${CodeGenerator.javaType(child.output(f).dataType)} rowsV1Value$f")
       }
       val members = fields.map { f =>
-        s"if (!rowsV1Null$f) { $k.member($f); ${RowsV1Lanes.putStatement(k, f, child.output(f).dataType, s"rowsV1Value$f")} }"
+        val put = RowsV1Lanes.putStatement(k, f, child.output(f).dataType, s"rowsV1Value$f")
+        s"if (!rowsV1Null$f) { $k.member($f); $put }"
       }
       val first = if (i == 0) s"$k.begin();" else ""
       val last = if (i == groups.size - 1) {
