@@ -53,10 +53,6 @@ def attach(frame: Any, name: str) -> Any:
 
 def read(spark: Any, name: str, *, forget: bool = True) -> ObservedSums:
     """The sums observed under ``name`` so far (``forget``: then drop the name)."""
-    observations = _observations(spark)
-    sums = list(observations.sums(name))
-    partitions = int(observations.partitions(name))
-    if forget:
-        observations.forget(name)
-    mask = (1 << 64) - 1
-    return ObservedSums(int(sums[0]), int(sums[1]) & mask, int(sums[2]) & mask, partitions)
+    rows, a, b, partitions = (int(v) for v in str(_observations(spark).result(name, forget)).split())
+    mask = (1 << 64) - 1  # the JVM's signed longs as the unsigned sums modulo 2^64
+    return ObservedSums(rows, a & mask, b & mask, partitions)

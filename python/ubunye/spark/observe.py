@@ -98,7 +98,6 @@ class SumsObserver:
         except Exception as exc:  # noqa: BLE001
             return None, _one_line(exc)
 
-
     @staticmethod
     def _planned_result(handle: Observed, frame: Any, spark: Any, wait: bool) -> tuple[Any, Optional[str]]:
         """The sums of a frame observed by the planner node. Without ``wait`` (a frame

@@ -31,7 +31,9 @@ class ObservedFramesSuite extends AnyFunSuite with SparkSessionManager {
     val o = RowsV1Observations.attach(df, id)
     (1 to writes).foreach(_ => o.write.format("noop").mode("overwrite").save())
     val s = RowsV1Observations.sums(id)
-    RowsV1Observations.forget(id)
+    val parts = RowsV1Observations.partitions(id)
+    assert(RowsV1Observations.result(id, forget = true) == s"${s(0)} ${s(1)} ${s(2)} $parts")
+    assert(intercept[NoSuchElementException](RowsV1Observations.sums(id)).getMessage.contains(id)) // forgotten
     (Row(s(0), unsigned(s(1)), unsigned(s(2))), o)
   }
 

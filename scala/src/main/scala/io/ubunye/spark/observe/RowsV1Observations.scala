@@ -39,6 +39,16 @@ object RowsV1Observations {
   /** How many partitions reported under `id` so far. */
   def partitions(id: String): Int = accumulator(id).partitions
 
+  /** `"rows a b partitions"` observed under `id` so far (the sums as signed longs), in
+    * one call (for Python: one py4j round trip); `forget`: then drops `id`.
+    */
+  def result(id: String, forget: Boolean): String = {
+    val sums = accumulator(id)
+    val total = sums.value
+    if (forget) observed.remove(id)
+    s"${total(0)} ${total(1)} ${total(2)} ${sums.partitions}"
+  }
+
   /** Drops `id` (after its result was read). */
   def forget(id: String): Unit = observed.remove(id)
 
