@@ -47,24 +47,9 @@ final class RowsV1Kernel private[rowsv1] (schema: StructType) {
   // put...(value); then end(), which hashes the line like hashRow.
   private var first = true
   private val holder = new GenericInternalRow(1)
-  // the member prefixes, entry f `"name":` of field f (first member), entry f + n
-  // `,"name":`: those of at most 16 bytes as two words each, written by two stores
-  private val fields = schema.length
-  private val prefixBytes: Array[Array[Byte]] =
-    Array.tabulate(2 * fields)(i => if (i < fields) top.prefix(i) else top.commaPrefix(i - fields))
-  private val prefixLength: Array[Int] =
-    prefixBytes.map(p => if (LineBuffer.WordStores && p.length <= 16) p.length else Int.MaxValue)
-  private val prefixWords: Array[Long] = prefixBytes.flatMap { p =>
-    if (p.length <= 16) { val (w0, w1) = LineBuffer.asWords(p); Array(w0, w1) } else Array(0L, 0L)
-  }
 
   def begin(): Unit = { line.reset(); line.put('{'); first = true }
-  def member(f: Int): Unit = {
-    val i = if (first) f else f + fields
-    first = false
-    val n = prefixLength(i)
-    if (n <= 16) line.putWords(prefixWords(2 * i), prefixWords(2 * i + 1), n) else line.put(prefixBytes(i))
-  }
+  def member(f: Int): Unit = { top.putPrefix(line, f, first); first = false }
   def putBoolean(v: Boolean): Unit = BooleanWriter.put(line, v)
   def putInt(v: Int): Unit = line.putInt(v)
   def putLong(v: Long): Unit = line.putLong(v)

@@ -15,14 +15,22 @@ final class StructWriter private (
 
   private val numFields = writers.length
 
-  /** `,"name":` of each field: a member after the first is one copy, comma included. */
-  private val commaPrefixes: Array[Array[Byte]] = prefixes.map(p => ','.toByte +: p)
+  // the member prefixes: entry f `"name":` of field f (the first member), entry
+  // f + numFields `,"name":` (a member after the first: one write, comma included);
+  // those of at most 16 bytes also as two words, written by two word stores
+  private val memberPrefixes: Array[Array[Byte]] = prefixes ++ prefixes.map(p => ','.toByte +: p)
+  private val wordLength: Array[Int] =
+    memberPrefixes.map(p => if (LineBuffer.WordStores && p.length <= 16) p.length else Int.MaxValue)
+  private val words: Array[Long] = memberPrefixes.flatMap { p =>
+    if (p.length <= 16) { val (w0, w1) = LineBuffer.asWords(p); Array(w0, w1) } else Array(0L, 0L)
+  }
 
-  /** `"name":` of field `f`. */
-  def prefix(f: Int): Array[Byte] = prefixes(f)
-
-  /** `,"name":` of field `f`. */
-  def commaPrefix(f: Int): Array[Byte] = commaPrefixes(f)
+  /** Writes `"name":` of field `f`, after a comma unless it is the `first` member. */
+  def putPrefix(out: LineBuffer, f: Int, first: Boolean): Unit = {
+    val i = if (first) f else f + numFields
+    val n = wordLength(i)
+    if (n <= 16) out.putWords(words(2 * i), words(2 * i + 1), n) else out.put(memberPrefixes(i))
+  }
 
   /** The node of field `f`. */
   def writer(f: Int): ValueWriter = writers(f)
@@ -38,7 +46,7 @@ final class StructWriter private (
     while (k < order.length) {
       val f = order(k)
       if (!row.isNullAt(f)) {
-        out.put(if (first) prefixes(f) else commaPrefixes(f))
+        putPrefix(out, f, first)
         first = false
         writers(f).write(out, row, f)
       }

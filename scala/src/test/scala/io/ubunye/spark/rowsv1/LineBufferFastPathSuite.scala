@@ -271,6 +271,11 @@ class LineBufferFastPathSuite extends AnyFunSuite {
       plan.fieldOrder.foreach(f => if (!row.isNullAt(f)) { k.member(f); k.putLong(row.getLong(f)) })
       k.end()
       assert((k.laneA, k.laneB) == ((a, b)), s"row $i")
+      // and the line itself, against prefixes escaped and copied byte by byte
+      val members = plan.fieldOrder.filterNot(row.isNullAt).map { f =>
+        new String(ValueWriter.memberPrefix(names(f)), UTF_8) + row.getLong(f)
+      }
+      assert(new String(k.lineBytes(row), UTF_8) == members.mkString("{", ",", "}"), s"row $i")
     }
   }
 
