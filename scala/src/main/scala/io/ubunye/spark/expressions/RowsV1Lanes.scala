@@ -1,6 +1,6 @@
 package io.ubunye.spark.expressions
 
-import io.ubunye.spark.rowsv1.{Kinds, RowsV1Kernel, RowsV1Plan}
+import io.ubunye.spark.rowsv1.{Kinds, MemberWords, RowsV1Kernel, RowsV1Plan}
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
@@ -55,12 +55,13 @@ case class RowsV1Lanes(child: Expression) extends UnaryExpression {
     */
   private def memberByMember(ctx: CodegenContext, k: String, s: CreateNamedStruct): String = {
     val order = plan.fieldOrder
+    val words = plan.memberWords
     val members = order.toSeq.map { f =>
       val e = s.valExprs(f)
       val v = e.genCode(ctx)
       val put = RowsV1Lanes.putStatement(k, f, e.dataType, v.value.toString)
       s"""${v.code}
-         |if (!${v.isNull}) { $k.member($f); $put }""".stripMargin
+         |if (!${v.isNull}) { ${RowsV1Lanes.memberStatement(k, f, words)} $put }""".stripMargin
     }
     val body = ctx.splitExpressionsWithCurrentInputs(members, funcName = "rowsV1Members")
     s"""$k.begin();
@@ -74,6 +75,15 @@ case class RowsV1Lanes(child: Expression) extends UnaryExpression {
 }
 
 object RowsV1Lanes {
+  /** The Java statement that begins member `f` with kernel `k`: its prefix words as
+    * literals where `words` (the plan's [[RowsV1Plan.memberWords]]) has them.
+    */
+  def memberStatement(k: String, f: Int, words: Array[Option[MemberWords]]): String = words(f) match {
+    case Some(w) =>
+      s"$k.member($f, ${w.first0}L, ${w.first1}L, ${w.firstLength}, ${w.next0}L, ${w.next1}L, ${w.nextLength});"
+    case None => s"$k.member($f);"
+  }
+
   /** The Java statement that writes `value`, the non-null value of top-level field `f`
     * of type `dt`, with kernel `k`: a typed call with no boxing for the common types.
     */

@@ -56,6 +56,7 @@ case class RowsV1ObservedExec(name: String, sums: RowsV1SumsAccumulator, child: 
     // the line in functions of their own (the stage's loop keeps its JIT budget for
     // its own work), the values and null flags as arguments: the first begins the
     // line, the last ends it, hashes it and adds the lanes to the partition's sums
+    val words = plan.memberWords
     val groups = RowsV1ObservedExec.lineFunctions(plan.fieldOrder.toSeq, child.output.map(_.dataType))
     val calls = groups.zipWithIndex.map { case (fields, i) =>
       val params = fields.flatMap { f =>
@@ -63,7 +64,7 @@ case class RowsV1ObservedExec(name: String, sums: RowsV1SumsAccumulator, child: 
       }
       val members = fields.map { f =>
         val put = RowsV1Lanes.putStatement(k, f, child.output(f).dataType, s"rowsV1Value$f")
-        s"if (!rowsV1Null$f) { $k.member($f); $put }"
+        s"if (!rowsV1Null$f) { ${RowsV1Lanes.memberStatement(k, f, words)} $put }"
       }
       val first = if (i == 0) s"$k.begin();" else ""
       val last = if (i == groups.size - 1) {

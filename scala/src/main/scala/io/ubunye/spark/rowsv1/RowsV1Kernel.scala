@@ -50,6 +50,15 @@ final class RowsV1Kernel private[rowsv1] (schema: StructType) {
 
   def begin(): Unit = { line.reset(); line.put('{'); first = true }
   def member(f: Int): Unit = { top.putPrefix(line, f, first); first = false }
+  /** [[member]] with the prefix words of field `f` given ([[RowsV1Plan.memberWords]]),
+    * as generated code passes them: literals, so no table is read per row.
+    */
+  def member(f: Int, first0: Long, first1: Long, firstLength: Int, next0: Long, next1: Long, nextLength: Int): Unit = {
+    if (!LineBuffer.WordStores) top.putPrefix(line, f, first)
+    else if (first) line.putWords(first0, first1, firstLength)
+    else line.putWords(next0, next1, nextLength)
+    first = false
+  }
   def putBoolean(v: Boolean): Unit = BooleanWriter.put(line, v)
   def putInt(v: Int): Unit = line.putInt(v)
   def putLong(v: Long): Unit = line.putLong(v)
@@ -110,6 +119,12 @@ object RowsV1Kernel {
   */
 final case class RowsV1Plan(schema: StructType) {
   def newKernel(): RowsV1Kernel = new RowsV1Kernel(schema)
+
+  /** The prefix words of each top-level field, where they fit ([[StructWriter.memberWords]]). */
+  def memberWords: Array[Option[MemberWords]] = {
+    val top = StructWriter.topLevel(schema)
+    Array.tabulate(schema.length)(top.memberWords)
+  }
 
   /** The order top-level fields are written in (code point order of the names). */
   def fieldOrder: Array[Int] = StructWriter.codePointOrder(schema)

@@ -32,6 +32,16 @@ final class StructWriter private (
     if (n <= 16) out.putWords(words(2 * i), words(2 * i + 1), n) else out.put(memberPrefixes(i))
   }
 
+  /** The words [[putPrefix]] stores for field `f`, for generated code to pass as
+    * literals (no table reads per row): `Some` where both of its prefixes fit two words.
+    */
+  def memberWords(f: Int): Option[MemberWords] = {
+    val (i, j) = (f, f + numFields)
+    if (memberPrefixes(j).length > 16) None
+    else Some(MemberWords(words(2 * i), words(2 * i + 1), memberPrefixes(i).length,
+      words(2 * j), words(2 * j + 1), memberPrefixes(j).length))
+  }
+
   /** The node of field `f`. */
   def writer(f: Int): ValueWriter = writers(f)
 
@@ -55,6 +65,11 @@ final class StructWriter private (
     out.put('}')
   }
 }
+
+/** A member's prefixes as little-endian words ([[LineBuffer.asWords]]): `"name":` for
+  * the first member (`first0`, `first1`, its length) and `,"name":` for a later one.
+  */
+final case class MemberWords(first0: Long, first1: Long, firstLength: Int, next0: Long, next1: Long, nextLength: Int)
 
 object StructWriter {
 

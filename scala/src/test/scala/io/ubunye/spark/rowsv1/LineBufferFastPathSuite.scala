@@ -262,6 +262,9 @@ class LineBufferFastPathSuite extends AnyFunSuite {
     val wide = StructType(names.map(StructField(_, LongType)))
     val plan = RowsV1Plan(wide)
     val k = plan.newKernel()
+    val words = plan.memberWords
+    // `,"name":` fits two words up to names of 12 bytes once escaped (none here grows past it)
+    assert(names.indices.filter(words(_).isDefined) == names.indices.filter(names(_).getBytes(UTF_8).length <= 12))
     val r = new scala.util.Random(5)
     (0 until 40).foreach { i =>
       val row = new GenericInternalRow(names.indices.map(f => if ((i + f) % 3 == 0) null else r.nextLong(): Any).toArray)
@@ -271,6 +274,19 @@ class LineBufferFastPathSuite extends AnyFunSuite {
       plan.fieldOrder.foreach(f => if (!row.isNullAt(f)) { k.member(f); k.putLong(row.getLong(f)) })
       k.end()
       assert((k.laneA, k.laneB) == ((a, b)), s"row $i")
+      // the prefix words generated code passes as literals, where they fit
+      k.begin()
+      plan.fieldOrder.foreach { f =>
+        if (!row.isNullAt(f)) {
+          words(f) match {
+            case Some(w) => k.member(f, w.first0, w.first1, w.firstLength, w.next0, w.next1, w.nextLength)
+            case None => k.member(f)
+          }
+          k.putLong(row.getLong(f))
+        }
+      }
+      k.end()
+      assert((k.laneA, k.laneB) == ((a, b)), s"row $i, prefix words given")
       // and the line itself, against prefixes escaped and copied byte by byte
       val members = plan.fieldOrder.filterNot(row.isNullAt).map { f =>
         new String(ValueWriter.memberPrefix(names(f)), UTF_8) + row.getLong(f)
