@@ -60,3 +60,20 @@ def test_a_frame_no_query_read_and_a_column_with_no_text_give_reasons(spark: Any
     handle, frame, why = observer.attach(bad, "bad")
     assert handle is None and frame is bad and why is not None
     assert "'a'" in why and "\n" not in why
+
+
+def test_a_failed_observed_write_leaves_no_observation_behind(spark: Any, tmp_path: Path) -> None:
+    from ubunye.engine.backends.spark_backend import SparkBackend
+    from ubunye.engine.config import IOSpec
+
+    (tmp_path / "a_file").write_text("not a directory")
+    spec = IOSpec("out", "output", "parquet", path=str(tmp_path / "a_file" / "out"))
+    backend = SparkBackend(spark)
+    before = observations.pending(spark)
+    with pytest.raises(Exception):
+        backend.write(_frame(spark), spec, hash_output=True)
+    assert observations.pending(spark) == before
+    # and a write that succeeds reads its observation and drops it too
+    ok = IOSpec("out", "output", "parquet", path=str(tmp_path / "out"))
+    assert backend.write(_frame(spark), ok, hash_output=True).fingerprint.row_count == 4000
+    assert observations.pending(spark) == before

@@ -56,3 +56,13 @@ def read(spark: Any, name: str, *, forget: bool = True) -> ObservedSums:
     rows, a, b, partitions = (int(v) for v in str(_observations(spark).result(name, forget)).split())
     mask = (1 << 64) - 1  # the JVM's signed longs as the unsigned sums modulo 2^64
     return ObservedSums(rows, a & mask, b & mask, partitions)
+
+
+def forget(spark: Any, name: str) -> None:
+    """Drop ``name`` without reading it (its write failed: nothing will read it)."""
+    _observations(spark).forget(name)
+
+
+def pending(spark: Any) -> int:
+    """How many observations the driver holds, attached and not yet read or forgotten."""
+    return int(_observations(spark).pending())

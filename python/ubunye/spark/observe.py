@@ -98,6 +98,15 @@ class SumsObserver:
         except Exception as exc:  # noqa: BLE001
             return None, _one_line(exc)
 
+    def discard(self, handle: Observed, spark: Any) -> None:
+        """Drop what ``handle`` holds, unread (the write it observed failed)."""
+        self._flows.pop(handle.name, None)
+        if handle.planned:
+            try:
+                observations.forget(spark, handle.name)
+            except Exception:  # noqa: BLE001 - the write's own error is the one to report
+                pass
+
     @staticmethod
     def _planned_result(handle: Observed, frame: Any, spark: Any, wait: bool) -> tuple[Any, Optional[str]]:
         """The sums of a frame observed by the planner node. Without ``wait`` (a frame

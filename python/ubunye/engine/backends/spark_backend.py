@@ -124,7 +124,12 @@ class SparkBackend(Backend):
             observation, frame_to_write, hash_error = self._observer.attach(frame, spec.name)
         else:
             frame_to_write = frame
-        self._save(frame_to_write, spec)
+        try:
+            self._save(frame_to_write, spec)
+        except BaseException:
+            if observation is not None:  # nothing will read it
+                self._observer.discard(observation, self.spark)
+            raise
         self._observer.after_write(frame_to_write)
         version = self._written_version(spec)
         if not hash_output:

@@ -49,8 +49,11 @@ object RowsV1Observations {
     s"${total(0)} ${total(1)} ${total(2)} ${sums.partitions}"
   }
 
-  /** Drops `id` (after its result was read). */
+  /** Drops `id` (after its result was read, or when its write failed). */
   def forget(id: String): Unit = observed.remove(id)
+
+  /** How many observations are attached and not yet forgotten. */
+  def pending: Int = observed.size
 
   private def accumulator(id: String): RowsV1SumsAccumulator = {
     val sums = observed.get(id)
