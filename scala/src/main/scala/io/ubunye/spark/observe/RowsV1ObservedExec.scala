@@ -63,16 +63,15 @@ case class RowsV1ObservedExec(name: String, sums: RowsV1SumsAccumulator, child: 
         Seq(s"boolean rowsV1Null$f", s"${CodeGenerator.javaType(child.output(f).dataType)} rowsV1Value$f")
       }
       val members = fields.map { f =>
-        val put = RowsV1Lanes.putStatement(k, f, child.output(f).dataType, s"rowsV1Value$f")
-        s"if (!rowsV1Null$f) { ${RowsV1Lanes.memberStatement(k, f, words)} $put }"
+        LineFunctions.member(k, f, child.output(f).dataType, words(f), s"rowsV1Null$f", s"rowsV1Value$f")
       }
-      val first = if (i == 0) s"$k.begin();" else ""
+      val first = (if (i == 0) s"$k.begin();\n" else "") + LineFunctions.start(k)
       val last = if (i == groups.size - 1) {
-        s"""$k.end();
+        s"""${LineFunctions.end(k)}
            |$partial[0]++;
            |$partial[1] += $k.laneA();
            |$partial[2] += $k.laneB();""".stripMargin
-      } else ""
+      } else LineFunctions.handBack(k)
       val fn = ctx.freshName("rowsV1Line")
       val call = ctx.addNewFunction(fn, s"""private void $fn(${params.mkString(", ")}) {
            |  $first

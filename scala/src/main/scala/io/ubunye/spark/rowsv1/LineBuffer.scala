@@ -68,14 +68,7 @@ final class LineBuffer(initialCapacity: Int = 512) {
 
   def putInt(v: Int): Unit = putLong(v.toLong)
 
-  def putLong(v: Long): Unit = {
-    ensure(20)
-    if (v >= 0) pos = putDigits(bytes, pos, v, decimalLength(v))
-    else if (v != Long.MinValue) {
-      bytes(pos) = '-'
-      pos = putDigits(bytes, pos + 1, -v, decimalLength(-v))
-    } else putAsciiUnchecked("-9223372036854775808") // -v overflows
-  }
+  def putLong(v: Long): Unit = { ensure(LineText.LongRoom); pos = LineText.writeLong(bytes, pos, v) }
 
   /** Java's `Double.toString` (JDK 19+) of a finite value. */
   def putDouble(v: Double): Unit = { ensure(ShortestDecimal.MaxChars); pos = ShortestDecimal.writeDouble(bytes, pos, v) }
@@ -102,38 +95,10 @@ final class LineBuffer(initialCapacity: Int = 512) {
     * address off heap), escaped as Jackson escapes.
     */
   private[rowsv1] def putQuoted(base: AnyRef, offset: Long, n: Int): Unit = {
-    ensure(n + 2)
-    val out = bytes
-    out(pos) = '"'
-    val start = pos + 1
-    // copy and check in one pass: most strings need no escape, so test the bytes on
-    // the way through rather than copy first and scan the copy again; eight at a time
-    // while eight remain (both ranges in bounds: ensure above, i + 8 <= n)
-    val at = Platform.BYTE_ARRAY_OFFSET + start
-    var i = 0
-    while (Unaligned && i + 8 <= n && !anyNeedsEscape(Platform.getLong(base, offset + i))) {
-      Platform.putLong(out, at + i, Platform.getLong(base, offset + i))
-      i += 8
-    }
-    // fewer than eight left (and no escape met): one word ending at n, overlapping
-    // bytes already checked
-    if (Unaligned && i < n && i + 8 > n && n >= 8 && !anyNeedsEscape(Platform.getLong(base, offset + n - 8))) {
-      Platform.putLong(out, at + n - 8, Platform.getLong(base, offset + n - 8))
-      i = n
-    }
-    while (i < n) {
-      val b = Platform.getByte(base, offset + i)
-      if (needsEscape(b)) {
-        pos = start + i
-        putEscaped(base, offset, i, n)
-        put('"')
-        return
-      }
-      out(start + i) = b
-      i += 1
-    }
-    out(start + n) = '"'
-    pos = start + n + 1
+    ensure(n + LineText.StringRoom)
+    val end = plainQuoted(bytes, pos, base, offset, n)
+    if (end >= 0) pos = end
+    else { put('"'); putEscaped(base, offset, 0, n); put('"') } // the rare path: some byte needs an escape
   }
 
   /** Bytes [from, until) at `base` + `offset`, escaped (the rare path of putQuoted). */
@@ -196,29 +161,10 @@ final class LineBuffer(initialCapacity: Int = 512) {
   }
 
   /** `"yyyy-MM-dd"`: [[putDate]] in quotes, with one bounds check. */
-  def putQuotedDate(days: Int): Unit = {
-    ensure(18)
-    bytes(pos) = '"'
-    val end = writeCivilDate(bytes, pos + 1, days.toLong)
-    bytes(end) = '"'
-    pos = end + 1
-  }
+  def putQuotedDate(days: Int): Unit = { ensure(LineText.DateRoom); pos = LineText.quotedDate(bytes, pos, days) }
 
   /** `yyyy-MM-ddTHH:mm:ss.ffffff` of microseconds since the epoch, unquoted. */
-  def putTimestamp(micros: Long): Unit = {
-    ensure(32)
-    val days = Math.floorDiv(micros, MicrosPerDay)
-    val inDay = Math.floorMod(micros, MicrosPerDay)
-    var p = writeCivilDate(bytes, pos, days)
-    val secs = inDay / 1000000L
-    val frac = (inDay % 1000000L).toInt
-    bytes(p) = 'T'
-    putPair(bytes, p + 1, (secs / 3600).toInt); bytes(p + 3) = ':'
-    putPair(bytes, p + 4, ((secs / 60) % 60).toInt); bytes(p + 6) = ':'
-    putPair(bytes, p + 7, (secs % 60).toInt); bytes(p + 9) = '.'
-    putPair(bytes, p + 10, frac / 10000); putPair(bytes, p + 12, (frac / 100) % 100); putPair(bytes, p + 14, frac % 100)
-    pos = p + 16
-  }
+  def putTimestamp(micros: Long): Unit = { ensure(LineText.TimestampRoom); pos = writeTimestamp(bytes, pos, micros) }
 
   /** `BigDecimal.toString` of a Spark decimal at its scale, unquoted. */
   def putDecimal(d: org.apache.spark.sql.types.Decimal): Unit = {
@@ -394,12 +340,57 @@ object LineBuffer {
     out(pos) = DigitPairs(2 * v); out(pos + 1) = DigitPairs(2 * v + 1)
   }
 
+  /** `"` + the `n` UTF-8 bytes at `base` + `offset` + `"` at `pos` (room: n + 2) when
+    * none of them needs an escape; returns the end, or -1 when one does (nothing
+    * meaningful written then). Eight bytes are checked and copied at a time while eight
+    * remain, then one word ending at n (overlapping bytes already checked).
+    */
+  private[rowsv1] def plainQuoted(out: Array[Byte], pos: Int, base: AnyRef, offset: Long, n: Int): Int = {
+    out(pos) = '"'
+    val start = pos + 1
+    val at = Platform.BYTE_ARRAY_OFFSET + start
+    var i = 0
+    while (Unaligned && i + 8 <= n && !anyNeedsEscape(Platform.getLong(base, offset + i))) {
+      Platform.putLong(out, at + i, Platform.getLong(base, offset + i))
+      i += 8
+    }
+    if (Unaligned && i < n && i + 8 > n && n >= 8 && !anyNeedsEscape(Platform.getLong(base, offset + n - 8))) {
+      Platform.putLong(out, at + n - 8, Platform.getLong(base, offset + n - 8))
+      i = n
+    }
+    while (i < n) {
+      val b = Platform.getByte(base, offset + i)
+      if (needsEscape(b)) return -1
+      out(start + i) = b
+      i += 1
+    }
+    out(start + n) = '"'
+    start + n + 1
+  }
+
+  /** `yyyy-MM-ddTHH:mm:ss.ffffff` of microseconds since the epoch, unquoted, at `pos`
+    * (room: 32); returns the end.
+    */
+  private[rowsv1] def writeTimestamp(out: Array[Byte], pos: Int, micros: Long): Int = {
+    val days = Math.floorDiv(micros, MicrosPerDay)
+    val inDay = Math.floorMod(micros, MicrosPerDay)
+    val p = writeCivilDate(out, pos, days)
+    val secs = inDay / 1000000L
+    val frac = (inDay % 1000000L).toInt
+    out(p) = 'T'
+    putPair(out, p + 1, (secs / 3600).toInt); out(p + 3) = ':'
+    putPair(out, p + 4, ((secs / 60) % 60).toInt); out(p + 6) = ':'
+    putPair(out, p + 7, (secs % 60).toInt); out(p + 9) = '.'
+    putPair(out, p + 10, frac / 10000); putPair(out, p + 12, (frac / 100) % 100); putPair(out, p + 14, frac % 100)
+    p + 16
+  }
+
   /** 0000-03-01 and 9999-12-31 as days since 1970-01-01: the range of [[writeShortYearDate]]. */
   private final val FastDateMin = -719468L
   private final val FastDateMax = 2932896L
 
   /** `yyyy-MM-dd` (year zero-padded to four digits) of a day number; returns the end. */
-  private def writeCivilDate(out: Array[Byte], pos: Int, days: Long): Int =
+  private[rowsv1] def writeCivilDate(out: Array[Byte], pos: Int, days: Long): Int =
     if (days >= FastDateMin && days <= FastDateMax) writeShortYearDate(out, pos, (days - FastDateMin).toInt)
     else writeAnyCivilDate(out, pos, days)
 

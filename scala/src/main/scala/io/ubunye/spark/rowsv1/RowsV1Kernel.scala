@@ -68,11 +68,33 @@ final class RowsV1Kernel private[rowsv1] (schema: StructType) {
   def putStringArray(v: ArrayData): Unit = StringArrayWriter.put(line, v)
   def putBinary(v: Array[Byte]): Unit = line.putBase64(v)
   def putDate(days: Int): Unit = line.putQuotedDate(days)
-  def putTimestamp(micros: Long): Unit = { line.put('"'); line.putTimestamp(micros); line.put('Z'); line.put('"') }
-  def putTimestampNtz(micros: Long): Unit = { line.put('"'); line.putTimestamp(micros); line.put('"') }
+  def putTimestamp(micros: Long): Unit = putTimestamp(micros, zulu = true)
+  def putTimestampNtz(micros: Long): Unit = putTimestamp(micros, zulu = false)
+  private def putTimestamp(micros: Long, zulu: Boolean): Unit = {
+    line.ensure(LineText.TimestampRoom)
+    line.pos = LineText.quotedTimestamp(line.bytes, line.pos, micros, zulu)
+  }
   /** Any other value of column `f` (decimals, nested values, UDTs) through its node. */
   def putValue(f: Int, v: AnyRef): Unit = { holder.update(0, v); top.writer(f).write(line, holder, 0) }
   def end(): Unit = { line.put('}'); digestLine() }
+
+  // Positional, for generated code that holds the line's array, its position and the
+  // first-member flag in local variables and writes with LineText: it takes them with
+  // lineBytes, linePosition and firstMember (after begin), makes room with `room`,
+  // hands them back with moveTo before any other call of the kernel, and ends with
+  // end(p). See io.ubunye.spark.observe.LineFunctions.
+  def lineBytes: Array[Byte] = line.bytes
+  def linePosition: Int = line.pos
+  def firstMember: Boolean = first
+  def moveTo(p: Int, firstMember: Boolean): Unit = { line.pos = p; first = firstMember }
+  /** The line's array, with room for `n` bytes from `p` (a new array when it grew). */
+  def room(p: Int, n: Long): Array[Byte] = {
+    if (p.toLong + n > Int.MaxValue - 16) throw new RowsV1Error("a canonical line longer than 2 GB")
+    line.pos = p
+    line.ensure(n.toInt)
+    line.bytes
+  }
+  def end(p: Int): Unit = { line.pos = p; end() }
 
   /** Writes the canonical line of `row` (null: a row of nulls) into the kernel's buffer. */
   def writeLine(row: InternalRow): LineBuffer = {

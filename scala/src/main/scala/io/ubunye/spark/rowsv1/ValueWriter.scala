@@ -64,10 +64,8 @@ object ValueWriter {
 }
 
 object BooleanWriter extends ValueWriter {
-  private val True = "true".getBytes(UTF_8)
-  private val False = "false".getBytes(UTF_8)
   def write(out: LineBuffer, src: SpecializedGetters, i: Int): Unit = put(out, src.getBoolean(i))
-  def put(out: LineBuffer, v: Boolean): Unit = out.put(if (v) True else False)
+  def put(out: LineBuffer, v: Boolean): Unit = { out.ensure(LineText.BooleanRoom); out.pos = LineText.writeBoolean(out.bytes, out.pos, v) }
 }
 
 object ByteWriter extends ValueWriter {
@@ -93,10 +91,8 @@ final class DoubleWriter(quoted: Boolean) extends ValueWriter {
 
 object DoubleWriter {
   def put(out: LineBuffer, v: Double, quoted: Boolean): Unit =
-    if (java.lang.Double.isNaN(v)) out.putAscii("\"NaN\"")
-    else if (java.lang.Double.isInfinite(v)) out.putAscii(if (v > 0) "\"Infinity\"" else "\"-Infinity\"")
-    else if (quoted) { out.put('"'); out.putDouble(v); out.put('"') }
-    else out.putDouble(v)
+    if (quoted && !java.lang.Double.isNaN(v) && !java.lang.Double.isInfinite(v)) { out.put('"'); out.putDouble(v); out.put('"') }
+    else { out.ensure(LineText.DoubleRoom); out.pos = LineText.writeDouble(out.bytes, out.pos, v) }
 }
 
 final class FloatWriter(quoted: Boolean) extends ValueWriter {
@@ -105,10 +101,8 @@ final class FloatWriter(quoted: Boolean) extends ValueWriter {
 
 object FloatWriter {
   def put(out: LineBuffer, v: Float, quoted: Boolean): Unit =
-    if (java.lang.Float.isNaN(v)) out.putAscii("\"NaN\"")
-    else if (java.lang.Float.isInfinite(v)) out.putAscii(if (v > 0) "\"Infinity\"" else "\"-Infinity\"")
-    else if (quoted) { out.put('"'); out.putFloat(v); out.put('"') }
-    else out.putFloat(v)
+    if (quoted && !java.lang.Float.isNaN(v) && !java.lang.Float.isInfinite(v)) { out.put('"'); out.putFloat(v); out.put('"') }
+    else { out.ensure(LineText.DoubleRoom); out.pos = LineText.writeFloat(out.bytes, out.pos, v) }
 }
 
 /** `BigDecimal.toString` at the column's scale. */
@@ -137,9 +131,8 @@ object DateWriter extends ValueWriter {
 /** Instants in UTC with a `Z`; wall-clock values (`timestamp_ntz`) without. */
 final class TimestampWriter(zulu: Boolean) extends ValueWriter {
   def write(out: LineBuffer, src: SpecializedGetters, i: Int): Unit = {
-    out.put('"'); out.putTimestamp(src.getLong(i))
-    if (zulu) out.put('Z')
-    out.put('"')
+    out.ensure(LineText.TimestampRoom)
+    out.pos = LineText.quotedTimestamp(out.bytes, out.pos, src.getLong(i), zulu)
   }
 }
 
