@@ -91,7 +91,7 @@ class ObservedFramesSuite extends AnyFunSuite with SparkSessionManager {
   test("lines that outgrow the line buffer, long names, escapes and edge values: the aggregate's sums") {
     // rows of 0 to 40,000 bytes (the buffer starts at 512 and grows mid-line), a name too
     // long for two prefix words, strings needing escapes after a plain start, and the
-    // integer, float and time values written at a position of the line
+    // integer, float and time values and the string arrays written at a position of the line
     val edgy = spark.range(0, 60, 1, 3).selectExpr(
       "repeat('x', CAST(id * id * 11 AS INT)) AS long_text",
       "IF(id % 4 = 0, NULL, concat(repeat('plain', CAST(id AS INT)), '\"q\\\t', CAST(id AS STRING))) AS a_column_name_longer_than_sixteen_bytes",
@@ -100,7 +100,9 @@ class ObservedFramesSuite extends AnyFunSuite with SparkSessionManager {
       "IF(id % 5 = 0, CAST('NaN' AS DOUBLE), id / 7.0D) AS d", "CAST(id / 3.0 AS FLOAT) AS f",
       "timestamp_micros(id * 86400123456789L - 2000000000000000L) AS ts",
       "CAST(timestamp_micros(id * 1000001L) AS TIMESTAMP_NTZ) AS ntz",
-      "date_add(DATE'1969-12-25', CAST(id * 1000 AS INT)) AS day")
+      "date_add(DATE'1969-12-25', CAST(id * 1000 AS INT)) AS day",
+      "IF(id % 6 = 0, NULL, IF(id % 6 = 1, array(), array(IF(id % 4 = 0, NULL, 'a'), NULL, " +
+        "repeat('y', CAST(id * 60 AS INT)), concat('e\\\"', CAST(id AS STRING))))) AS tags")
     executionModes.foreach { case (label, conf) =>
       withConf(conf)(assert(observed(edgy)._1 == aggregate(edgy), label))
     }

@@ -12,7 +12,7 @@ import org.apache.spark.sql.types._
   * [[LineText]] at `p` after one room check per member, with the member's prefix words
   * as literals; any other value, a prefix too long for two words and a string that
   * needs escapes go through the kernel, the locals handed over and taken back around
-  * the call.
+  * the call. Arrays of strings are written element by element the same way.
   */
 private[observe] object LineFunctions {
   private val Text = LineText.getClass.getName + ".MODULE$"
@@ -45,6 +45,24 @@ private[observe] object LineFunctions {
         s"""${prefix(s"${LineText.StringRoom}L + $value.numBytes()")}
            |int end$f = $Text.plainString(b, p, $value);
            |if (end$f >= 0) p = end$f; else { $k.moveTo(p, false); $k.putString($value); $reload }""".stripMargin
+      case ArrayType(_: StringType, _) =>
+        // `[`, the elements (each after its own room check), `]`
+        s"""${prefix("1L")}
+           |b[p] = (byte) '['; p++;
+           |for (int i$f = 0, n$f = $value.numElements(); i$f < n$f; i$f++) {
+           |  if ($value.isNullAt(i$f)) {
+           |    ${room("5L")}
+           |    p = $Text.nullElement(b, p, i$f == 0);
+           |  } else {
+           |    org.apache.spark.unsafe.types.UTF8String s$f = $value.getUTF8String(i$f);
+           |    ${room(s"${LineText.StringRoom + 1}L + s$f.numBytes()")}
+           |    if (i$f > 0) { b[p] = (byte) ','; p++; }
+           |    int end$f = $Text.plainString(b, p, s$f);
+           |    if (end$f >= 0) p = end$f; else { $k.moveTo(p, false); $k.putString(s$f); $reload }
+           |  }
+           |}
+           |${room("1L")}
+           |b[p] = (byte) ']'; p++;""".stripMargin
       case _ => writer(dt, value) match {
         case Some((call, valueRoom)) => s"${prefix(s"${valueRoom}L")}\np = $Text.$call;"
         case None => s"${prefix("0L")}\n$k.moveTo(p, false); ${RowsV1Lanes.putStatement(k, f, dt, value)} $reload"

@@ -94,6 +94,10 @@ object LineText {
   def plainString(out: Array[Byte], pos: Int, v: UTF8String): Int =
     LineBuffer.plainQuoted(out, pos, v.getBaseObject, v.getBaseOffset, v.numBytes)
 
+  /** `null` as an array element, after a comma unless it is the `first` (room: 5). */
+  def nullElement(out: Array[Byte], pos: Int, first: Boolean): Int =
+    ascii(out, pos, if (first) "null" else ",null")
+
   private def ascii(out: Array[Byte], pos: Int, s: String): Int = {
     var i = 0
     while (i < s.length) { out(pos + i) = s.charAt(i).toByte; i += 1 }
