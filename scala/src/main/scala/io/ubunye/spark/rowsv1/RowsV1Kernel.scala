@@ -39,8 +39,16 @@ final class RowsV1Kernel private[rowsv1] (schema: StructType) {
   var laneA: Long = 0L
   /** Lane B of the last row hashed by [[hashRow]]. */
   var laneB: Long = 0L
-  /** Both lanes of the last row hashed, as a (reused) row `(a, b)`. */
-  val lanes: SpecificInternalRow = new SpecificInternalRow(Seq(LongType, LongType))
+  private val lanesRow = new SpecificInternalRow(Seq(LongType, LongType))
+
+  /** Both lanes of the last row hashed, as a row `(a, b)` (the same row object each
+    * time: read it before the next row).
+    */
+  def lanes: SpecificInternalRow = {
+    lanesRow.setLong(0, laneA)
+    lanesRow.setLong(1, laneB)
+    lanesRow
+  }
 
   // Member by member, for generated code that has the column values at hand:
   // begin(); then for each non-null column in RowsV1Plan.fieldOrder: member(f);
@@ -114,8 +122,6 @@ final class RowsV1Kernel private[rowsv1] (schema: StructType) {
     sha.digest(digest, 0, 32)
     laneA = RowsV1Kernel.bigEndianLong(digest, 0)
     laneB = RowsV1Kernel.bigEndianLong(digest, 8)
-    lanes.setLong(0, laneA)
-    lanes.setLong(1, laneB)
   }
 
   /** The canonical line of `row` as UTF-8 bytes (a new array). */
