@@ -80,7 +80,7 @@ object RowsV1Lanes {
     */
   def memberStatement(k: String, f: Int, words: Array[Option[MemberWords]]): String = words(f) match {
     case Some(w) =>
-      s"$k.member($f, ${w.first0}L, ${w.first1}L, ${w.firstLength}, ${w.next0}L, ${w.next1}L, ${w.nextLength});"
+      s"$k.member(${w.first0}L, ${w.first1}L, ${w.firstLength}, ${w.next0}L, ${w.next1}L, ${w.nextLength});"
     case None => s"$k.member($f);"
   }
 

@@ -54,17 +54,10 @@ final class LineBuffer(initialCapacity: Int = 512) {
     pos += n
   }
 
-  /** Up to 16 bytes held as two little-endian words (the first byte lowest in `w0`):
-    * two word stores, of which the first `n` bytes are kept. Only where
-    * [[LineBuffer.WordStores]] holds (see [[LineBuffer.asWords]]).
+  /** The first `n` (<= 16) bytes held in two little-endian words (the first byte lowest
+    * in `w0`, see [[LineBuffer.asWords]]): two word stores ([[LineText.words]]).
     */
-  @inline def putWords(w0: Long, w1: Long, n: Int): Unit = {
-    ensure(16)
-    val at = Platform.BYTE_ARRAY_OFFSET + pos
-    Platform.putLong(bytes, at, w0)
-    Platform.putLong(bytes, at + 8, w1)
-    pos += n
-  }
+  @inline def putWords(w0: Long, w1: Long, n: Int): Unit = { ensure(LineText.PrefixRoom); pos = LineText.words(bytes, pos, w0, w1, n) }
 
   def putInt(v: Int): Unit = putLong(v.toLong)
 

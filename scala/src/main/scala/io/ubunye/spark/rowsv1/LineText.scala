@@ -40,11 +40,14 @@ object LineText {
     if (WordStores) {
       Platform.putLong(out, ArrayBase + pos, w0)
       Platform.putLong(out, ArrayBase + pos + 8, w1)
-    } else {
-      var i = 0
-      while (i < n) { out(pos + i) = ((if (i < 8) w0 >>> (8 * i) else w1 >>> (8 * (i - 8))) & 0xff).toByte; i += 1 }
-    }
+    } else wordBytes(out, pos, w0, w1, n)
     pos + n
+  }
+
+  /** [[words]] byte by byte (machines without unaligned little-endian word stores). */
+  private[rowsv1] def wordBytes(out: Array[Byte], pos: Int, w0: Long, w1: Long, n: Int): Unit = {
+    var i = 0
+    while (i < n) { out(pos + i) = ((if (i < 8) w0 >>> (8 * i) else w1 >>> (8 * (i - 8))) & 0xff).toByte; i += 1 }
   }
 
   def writeBoolean(out: Array[Byte], pos: Int, v: Boolean): Int =

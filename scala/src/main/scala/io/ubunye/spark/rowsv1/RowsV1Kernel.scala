@@ -58,13 +58,12 @@ final class RowsV1Kernel private[rowsv1] (schema: StructType) {
 
   def begin(): Unit = { line.reset(); line.put('{'); first = true }
   def member(f: Int): Unit = { top.putPrefix(line, f, first); first = false }
-  /** [[member]] with the prefix words of field `f` given ([[RowsV1Plan.memberWords]]),
-    * as generated code passes them: literals, so no table is read per row.
+  /** [[member]] with the field's prefix words given ([[RowsV1Plan.memberWords]]), as
+    * generated code passes them: literals, so no table is read per row.
     */
-  def member(f: Int, first0: Long, first1: Long, firstLength: Int, next0: Long, next1: Long, nextLength: Int): Unit = {
-    if (!LineBuffer.WordStores) top.putPrefix(line, f, first)
-    else if (first) line.putWords(first0, first1, firstLength)
-    else line.putWords(next0, next1, nextLength)
+  def member(first0: Long, first1: Long, firstLength: Int, next0: Long, next1: Long, nextLength: Int): Unit = {
+    line.ensure(LineText.PrefixRoom)
+    line.pos = LineText.prefix(line.bytes, line.pos, first, first0, first1, firstLength, next0, next1, nextLength)
     first = false
   }
   def putBoolean(v: Boolean): Unit = BooleanWriter.put(line, v)

@@ -249,9 +249,13 @@ class LineBufferFastPathSuite extends AnyFunSuite {
       val (w0, w1) = LineBuffer.asWords(src)
       val b = new LineBuffer(4)
       b.put('<')
-      if (LineBuffer.WordStores) b.putWords(w0, w1, n) else b.put(src)
+      b.putWords(w0, w1, n)
       b.put('>')
       assert(b.bytes.slice(0, b.pos).toSeq == ('<'.toByte +: src.toSeq) :+ '>'.toByte, s"$n bytes")
+      // and byte by byte, as on a machine without word stores
+      val bytes = Array.fill[Byte](n + 2)('.'.toByte)
+      LineText.wordBytes(bytes, 1, w0, w1, n)
+      assert(bytes.toSeq == ('.'.toByte +: src.toSeq) :+ '.'.toByte, s"$n bytes, byte by byte")
     }
     assertThrows[IllegalArgumentException](LineBuffer.asWords(new Array[Byte](17)))
   }
@@ -279,7 +283,7 @@ class LineBufferFastPathSuite extends AnyFunSuite {
       plan.fieldOrder.foreach { f =>
         if (!row.isNullAt(f)) {
           words(f) match {
-            case Some(w) => k.member(f, w.first0, w.first1, w.firstLength, w.next0, w.next1, w.nextLength)
+            case Some(w) => k.member(w.first0, w.first1, w.firstLength, w.next0, w.next1, w.nextLength)
             case None => k.member(f)
           }
           k.putLong(row.getLong(f))
