@@ -1,6 +1,5 @@
 package io.ubunye.spark.observe
 
-import io.ubunye.spark.expressions.RowsV1Lanes
 import io.ubunye.spark.rowsv1.{RowsV1Kernel, RowsV1Plan}
 
 import org.apache.spark.TaskContext
