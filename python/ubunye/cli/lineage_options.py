@@ -15,6 +15,7 @@ from typing import Any, Callable, Optional, TypeVar
 
 import click
 
+from ubunye._names import validate_name
 from ubunye.cli.render import fail, warn
 from ubunye.lineage.errors import LineageError
 from ubunye.lineage.record import RunRecord
@@ -51,6 +52,9 @@ def lineage_errors(func: F) -> F:
             # user-facing warnings only (a skipped record); not ResourceWarnings from libraries
             warnings.simplefilter("always", UserWarning)
             try:
+                for kind in ("usecase", "package", "task"):  # -u/-p/-t: checked before anything is read
+                    if kwargs.get(kind) is not None:
+                        validate_name(kind, kwargs[kind])
                 return func(*args, **kwargs)
             except BrokenPipeError:
                 raise  # stdout closed early (`| head`): click handles it quietly

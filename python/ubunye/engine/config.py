@@ -349,10 +349,15 @@ def _monitors(value: Any, file: Path) -> Optional[LineageSettings]:
                 ConfigDeprecationWarning,
                 stacklevel=2,
             )
+        store = params.get("store", "filesystem")
+        if store != "filesystem":  # the only kind: a folder of JSON files, set by base_dir
+            raise ConfigError(file, f"{key}.params.store",
+                              f"expected 'filesystem' (the only store; set base_dir for the records' folder); "
+                              f"got {store!r}")
         settings = LineageSettings(
             hash_inputs=_flag(params, "hash_inputs", file, f"{key}.params"),
             reuse_hashes=_flag(params, "reuse_hashes", file, f"{key}.params"),
-            store=str(params.get("store", "filesystem")),
+            store=store,
             base_dir=None if params.get("base_dir") is None else str(params["base_dir"]),
         )
     return settings

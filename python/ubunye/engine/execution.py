@@ -18,6 +18,7 @@ from ubunye.engine.errors import EngineError, ExpectationError
 from ubunye.engine.expectations import broken_line, result_entry
 from ubunye.engine.loader import load_task, task_identity
 from ubunye.engine.task import Task
+from ubunye.engine.taskcode import TaskCode
 from ubunye.engine.timings import Timings
 
 DEFAULT_LINEAGE_DIR = ".ubunye/lineage"
@@ -79,12 +80,14 @@ class TaskExecution:
         backend_obj: Optional[Backend] = None,
         reuse_hashes: Optional[bool] = None,
     ) -> None:
-        self.task_dir = Path(task_dir).resolve()
-        self.usecase_dir, self.usecase, self.package, self.task_name = task_identity(self.task_dir)
+        # the names as given (checked before anything runs); the record lands under usecase_dir
+        self.usecase_dir, self.usecase, self.package, self.task_name = task_identity(Path(task_dir))
+        self.task_dir = self.usecase_dir / self.usecase / self.package / self.task_name
         self.variables = dict(variables or {})
         self.mode = mode
         self.config: TaskConfig = load_config(self.task_dir, mode=mode, dt=dt, dtf=dtf, variables=self.variables)
-        self.task: Task = load_task(self.task_dir)  # before a backend (and maybe a JVM) starts
+        self.code = TaskCode(self.task_dir)  # the task's own modules (and the bytes that ran)
+        self.task: Task = load_task(self.task_dir, self.code)  # before a backend (and maybe a JVM) starts
         name = backend or self.config.engine.backend or "spark"
         if backend_obj is not None:
             self.backend = backend_obj
@@ -151,6 +154,7 @@ class TaskExecution:
             variables=self.run_vars,
             time_zone=self.backend.time_zone,
             spark=self.backend.spark,
+            code_files=self.code.loaded,
         )
         self.recorder.task_start(context=self.context, config=dict(self.config.raw))
         from ubunye.engine.reuse import HashReuse
@@ -231,7 +235,7 @@ class TaskExecution:
             variables=self.run_vars,
             task_dir=self.task_dir,
         )
-        with self.timings.transform(type(self.task).__name__):
+        with self.timings.transform(type(self.task).__name__), self.code.active():
             self.task.setup()
             produced = self.task.transform(dict(sources))
         self.outputs = self._validate_outputs(produced)

@@ -7,47 +7,45 @@ import inspect
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Optional
 
+from ubunye._names import task_folder_names
 from ubunye.engine.errors import TaskLoadError
 from ubunye.engine.task import Task
+from ubunye.engine.taskcode import TaskCode
 
 
 def task_identity(task_dir: Path) -> tuple[Path, str, str, str]:
-    """``(usecase_dir, usecase, package, task)`` from ``<usecase_dir>/<usecase>/<package>/<task>``."""
-    task_dir = Path(task_dir).resolve()
-    parts = task_dir.parts
-    if len(parts) < 4:
-        raise TaskLoadError(f"{task_dir}: a task folder is <usecase_dir>/<usecase>/<package>/<task>")
-    return task_dir.parents[2], parts[-3], parts[-2], parts[-1]
+    """``(usecase_dir, usecase, package, task)`` from ``<usecase_dir>/<usecase>/<package>/<task>``.
+
+    The names are the folder's last three components as given, each checked by
+    :func:`ubunye._names.validate_name` (an :class:`~ubunye.lineage.errors.InvalidName`
+    before anything runs); the usecase folder is the rest, resolved.
+    """
+    return task_folder_names(task_dir)
 
 
-def import_transformations(task_dir: Path) -> ModuleType:
-    """Import ``<task_dir>/transformations.py`` under a module name of its own."""
+def import_transformations(task_dir: Path, code: Optional[TaskCode] = None) -> ModuleType:
+    """Import ``<task_dir>/transformations.py`` under a module name of its own, with the
+    task's own module table (``code``; see :mod:`ubunye.engine.taskcode`)."""
     file = Path(task_dir) / "transformations.py"
     if not file.is_file():
         raise TaskLoadError(f"{file}: no such file (a task folder needs transformations.py)")
+    code = code if code is not None else TaskCode(Path(task_dir))
     digest = hashlib.sha256(str(file.resolve()).encode("utf-8")).hexdigest()[:12]
     name = f"ubunye_task_{digest}"
-    spec = importlib.util.spec_from_file_location(name, file)
-    if spec is None or spec.loader is None:  # pragma: no cover - a .py path always has a loader
-        raise TaskLoadError(f"{file}: cannot be imported")
+    spec = code.spec_for(name, code.folder / "transformations.py")
     module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    folder = str(Path(task_dir).resolve())
-    sys.path.insert(0, folder)
-    try:
-        spec.loader.exec_module(module)
-    except Exception as exc:
-        sys.modules.pop(name, None)
-        line = _line_of(exc, file)
-        where = f"{file}:{line}" if line else str(file)
-        message = " ".join(str(exc).split())
-        raise TaskLoadError(f"{where}: import failed: {type(exc).__name__}: {message}") from exc
-    finally:
+    with code.active():
+        sys.modules[name] = module
         try:
-            sys.path.remove(folder)
-        except ValueError:  # pragma: no cover - the module removed it itself
-            pass
+            spec.loader.exec_module(module)  # type: ignore[union-attr]
+        except Exception as exc:
+            sys.modules.pop(name, None)
+            line = _line_of(exc, file)
+            where = f"{file}:{line}" if line else str(file)
+            message = " ".join(str(exc).split())
+            raise TaskLoadError(f"{where}: import failed: {type(exc).__name__}: {message}") from exc
     return module
 
 
@@ -78,11 +76,13 @@ def find_task_class(module: ModuleType, file: Path) -> type[Task]:
     return found[0]
 
 
-def load_task(task_dir: Path) -> Task:
-    """Import the task folder's transformations and create its Task."""
-    module = import_transformations(task_dir)
+def load_task(task_dir: Path, code: Optional[TaskCode] = None) -> Task:
+    """Import the task folder's transformations and create its Task (with the task's modules)."""
+    code = code if code is not None else TaskCode(Path(task_dir))
+    module = import_transformations(task_dir, code)
     cls = find_task_class(module, Path(task_dir) / "transformations.py")
     try:
-        return cls()
+        with code.active():
+            return cls()
     except Exception as exc:
         raise TaskLoadError(f"{Path(task_dir) / 'transformations.py'}: {cls.__name__}() failed: {type(exc).__name__}: {exc}") from exc

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence, Union
 
+from ubunye._names import validate_task_names
 from ubunye.engine.execution import DEFAULT_LINEAGE_DIR, TaskExecution, TaskResult, execute
 from ubunye.engine.notebook import Notebook
 
@@ -82,9 +83,14 @@ def run_pipeline(
 ) -> list[TaskResult]:
     """Run tasks of one package in order, one record per task.
 
+    Every name is checked first (:class:`~ubunye.lineage.errors.InvalidName`, nothing run).
     Stops at the first task that fails (later tasks usually read its outputs)
     unless ``stop_on_error=False``; ``options`` are :func:`run_task`'s.
     """
+    if isinstance(tasks, str):
+        raise TypeError(f"run_pipeline tasks: expected a list of task names; got the string {tasks!r}")
+    for name in tasks:  # every name checked before the first task runs
+        validate_task_names(usecase, package, name)
     results: list[TaskResult] = []
     for name in tasks:
         task_dir = Path(usecase_dir) / usecase / package / name

@@ -30,6 +30,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Iterator, Literal, Optional, Union
 
+from ubunye._names import validate_name, validate_task_names
 from ubunye.lineage.context import DataEvent, RunContext
 from ubunye.lineage.errors import InvalidName, RecordWriteError
 from ubunye.lineage.masking import secret_values
@@ -42,11 +43,11 @@ _BACKENDS = (("pyspark", "spark"), ("pandas", "pandas"), ("pyarrow", "arrow"), (
 
 
 def split_task_path(task_path: str) -> tuple[str, str, str]:
-    """``"usecase/package/task"`` as its three names (each validated later by the store)."""
-    parts = task_path.split("/")
-    if len(parts) != 3 or not all(parts):
-        raise InvalidName("task path", task_path, "it must be 'usecase/package/task'")
-    return parts[0], parts[1], parts[2]
+    """``"usecase/package/task"`` as its three names, each checked (:func:`ubunye._names.validate_name`)."""
+    parts = task_path.split("/") if isinstance(task_path, str) else []
+    if len(parts) != 3:
+        raise InvalidName("task path", str(task_path), "it must be 'usecase/package/task'")
+    return validate_task_names(parts[0], parts[1], parts[2])
 
 
 def _backend_of(frame: Any) -> Optional[str]:
@@ -195,6 +196,8 @@ def run(
     from the first frame when not given.
     """
     usecase, package, task = split_task_path(task_path)
+    if run_id is not None:
+        validate_name("run id", run_id)
     context = RunContext(
         usecase=usecase,
         package=package,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Mapping, Optional
 
 
 @dataclass
@@ -28,6 +28,9 @@ class RunContext:
     variables: dict[str, Any] = field(default_factory=dict)
     time_zone: Optional[str] = None
     spark: Any = None  # the SparkSession, when the backend is Spark
+    # the task folder's files the run compiled (relative path parts -> bytes), when the
+    # engine imported them: the code hash takes these bytes (what ran) for those files
+    code_files: Optional[Mapping[tuple[str, ...], bytes]] = None
 
     @property
     def task_path(self) -> str:

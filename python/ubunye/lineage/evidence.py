@@ -15,7 +15,7 @@ from functools import lru_cache
 from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Mapping, Optional
 
 # Distributions that can change a result (spec), this package first.
 RESULT_PACKAGES: tuple[str, ...] = (
@@ -50,22 +50,27 @@ def _code_files(task_dir: Path) -> list[tuple[tuple[str, ...], Path]]:
     return found
 
 
-def code_hash(task_dir: Optional[Path]) -> Optional[str]:
+def code_hash(task_dir: Optional[Path], ran: Optional[Mapping[tuple[str, ...], bytes]] = None) -> Optional[str]:
     """``sha256:`` over the task folder's ``.py`` files, or None when there is none.
 
     Files are ordered by their relative path's components; each contributes its
-    relative POSIX path, NUL, its bytes with CRLF as LF, NUL.
+    relative POSIX path, NUL, its bytes with CRLF as LF, NUL. ``ran`` holds the
+    bytes the run compiled for files of the folder (by relative path parts): those
+    are hashed instead of the files' bytes now, so the hash covers the code that ran
+    (a file the run loaded and that is gone since is still covered).
     """
     if task_dir is None or not Path(task_dir).is_dir():
         return None
-    files = _code_files(Path(task_dir))
-    if not files:
+    ran = dict(ran or {})
+    files = {parts: path for parts, path in _code_files(Path(task_dir))}
+    names = sorted({*files, *ran})
+    if not names:
         return None
     digest = hashlib.sha256()
-    for parts, path in files:
+    for parts in names:
         digest.update("/".join(parts).encode("utf-8"))
         digest.update(b"\0")
-        digest.update(_lf(path.read_bytes()))
+        digest.update(_lf(ran[parts] if parts in ran else files[parts].read_bytes()))
         digest.update(b"\0")
     return "sha256:" + digest.hexdigest()
 

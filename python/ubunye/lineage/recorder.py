@@ -27,7 +27,8 @@ from ubunye.lineage.evidence import code_hash, config_hash, environment, environ
 from ubunye.lineage.masking import format_error, mask_error, mask_variables, secret_values
 from ubunye.lineage.record import RunRecord, Step
 from ubunye.lineage.steps import FingerprintFn, StepHasher, build_steps
-from ubunye.lineage.store import FileStore, validate_name
+from ubunye._names import validate_name
+from ubunye.lineage.store import FileStore
 
 log = logging.getLogger("ubunye.lineage")
 
@@ -142,6 +143,8 @@ class LineageRecorder:
             record.error = mask_error(error, secrets)
         record.expectations = [dict(e) for e in (expectations or [])]
         record.timings = [dict(t) for t in (timings or [])]
+        if context.code_files:  # modules the run imported after it started
+            record.code_hash = _code_evidence(context)
         record.backend = record.backend or context.backend
         record.time_zone = record.time_zone or context.time_zone
         self._refresh_spark(context, record)
@@ -170,7 +173,7 @@ class LineageRecorder:
             backend=context.backend or ("spark" if context.spark is not None else None),
             variables=mask_variables(context.variables),
             time_zone=context.time_zone or _spark_time_zone(context.spark),
-            code_hash=_evidence("code_hash", code_hash, task_dir),
+            code_hash=_code_evidence(context),
             environment=env,
             environment_hash=environment_hash(env),
         )
@@ -216,6 +219,12 @@ def _evidence(name: str, compute: Any, task_dir: Optional[Path]) -> Optional[str
         log.warning("no %s for %s: %s", name, task_dir, exc)
         return None
     return value
+
+
+def _code_evidence(context: RunContext) -> Optional[str]:
+    """The code hash of the run's task folder, taking the bytes the run compiled where it compiled them."""
+    task_dir = Path(context.task_dir) if context.task_dir is not None else None
+    return _evidence("code_hash", lambda folder: code_hash(folder, context.code_files), task_dir)
 
 
 def _config_str(config: dict[str, Any], key: str) -> Optional[str]:

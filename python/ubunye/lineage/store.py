@@ -18,12 +18,12 @@ from typing import Optional, Union
 
 from ubunye.lineage.errors import (
     AmbiguousRunId,
-    InvalidName,
     RecordNotFound,
     RecordWriteError,
     UnreadableRecord,
 )
 from ubunye.lineage.record import RunRecord
+from ubunye._names import validate_name  # the one name check, shared with the engine (re-exported)
 
 DEFAULT_LINEAGE_DIR = Path(".ubunye") / "lineage"
 SUFFIX = ".json"
@@ -33,19 +33,6 @@ _OLDEST = datetime.min.replace(tzinfo=timezone.utc)
 
 class UnreadableRecordWarning(UserWarning):
     """A record file was skipped because it could not be read."""
-
-
-def validate_name(kind: str, name: str) -> str:
-    """Return ``name`` if it can be one folder (or file) name, else raise :class:`InvalidName`."""
-    if not isinstance(name, str) or not name:
-        raise InvalidName(kind, str(name), "it is empty")
-    if "/" in name or "\\" in name or (os.altsep and os.altsep in name):
-        raise InvalidName(kind, name, "it contains a path separator")
-    if ".." in name:
-        raise InvalidName(kind, name, "it contains '..'")
-    if name == "." or "\0" in name:
-        raise InvalidName(kind, name, "it is not a folder name")
-    return name
 
 
 def _started(record: RunRecord) -> datetime:

@@ -81,12 +81,14 @@ def run_command(
 ) -> None:
     """Run tasks of USECASE/PACKAGE under USECASE_DIR."""
     variables = _parse_vars(var_items)
+    _check_names(usecase, package, tasks)
     package_dir = usecase_dir / usecase / package
     if not package_dir.is_dir():
         raise click.UsageError(f"no package folder {package_dir}")
     if run_all and tasks:
         raise click.UsageError("give -t TASK or --all, not both")
     names = package_tasks(package_dir) if run_all else list(tasks)
+    _check_names(usecase, package, names, where=package_dir / PIPELINE_FILE if run_all else None)
     if not names:
         raise click.UsageError("no task to run: give -t TASK or --all")
     for name in names:
@@ -96,6 +98,21 @@ def run_command(
                      backend=backend, hash_engine=hash_engine, lineage=lineage, lineage_dir=lineage_dir,
                      reuse_hashes=False if rehash_inputs else None)
     sys.exit(code)
+
+
+def _check_names(usecase: str, package: str, tasks: Sequence[str], where: Optional[Path] = None) -> None:
+    """Refuse (one line, exit 2, nothing run or written) a name that is not one folder name."""
+    from ubunye._names import validate_name
+
+    try:
+        validate_name("usecase", usecase)
+        validate_name("package", package)
+        for name in tasks:
+            validate_name("task", name)
+    except ValueError as exc:
+        from ubunye.cli.render import fail
+
+        fail(f"{where}: {exc}" if where is not None else str(exc))
 
 
 def run_tasks(usecase_dir: Path, usecase: str, package: str, names: Sequence[str], **options: Any) -> int:
@@ -119,6 +136,7 @@ class _Reported(logging.Filter):
 def _run_each(usecase_dir: Path, usecase: str, package: str, names: Sequence[str], options: Any) -> int:
     from ubunye.engine.errors import EngineError
     from ubunye.engine.runner import run_task
+    from ubunye.lineage.errors import InvalidName
 
     failed = False
     for name in names:
@@ -126,7 +144,7 @@ def _run_each(usecase_dir: Path, usecase: str, package: str, names: Sequence[str
         started = time.perf_counter()
         try:
             result = run_task(usecase_dir / usecase / package / name, raise_on_error=False, **options)
-        except EngineError as exc:  # a config or task that cannot be loaded: nothing ran
+        except (EngineError, InvalidName) as exc:  # a config, task or name that cannot be used: nothing ran
             click.echo(f"FAIL {task_path}: {' '.join(str(exc).split())}", err=True)
             failed = True
             break
