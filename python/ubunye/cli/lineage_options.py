@@ -16,7 +16,7 @@ from typing import Any, Callable, Optional, TypeVar
 import click
 
 from ubunye.cli.render import fail, warn
-from ubunye.lineage.errors import LineageError
+from ubunye.lineage.errors import LineageError, RecordNotFound
 from ubunye.lineage.record import RunRecord
 from ubunye.lineage.store import FileStore, open_store
 
@@ -86,6 +86,17 @@ class TaskRef:
 
     def runs(self) -> list[RunRecord]:
         return self.store.list_runs(self.usecase, self.package, self.task)
+
+    def latest(self, count: int, before: Optional[RunRecord] = None) -> list[RunRecord]:
+        """The newest runs; a damaged file that may be one of them is an error naming it."""
+        return self.store.latest_runs(self.usecase, self.package, self.task, count, before)
+
+    def newest(self) -> RunRecord:
+        """The latest run (never an older one while a newer file is unreadable)."""
+        runs = self.latest(1)
+        if not runs:
+            raise RecordNotFound(self.path, None, self.store.task_dir(self.usecase, self.package, self.task))
+        return runs[0]
 
 
 def make_store(usecase_dir: Path, lineage_dir: Optional[Path]) -> FileStore:
