@@ -204,9 +204,14 @@ class RunRecord:
             _moment(key, d.get(key))
         _check("duration_sec", d.get("duration_sec"), _NUMBER)
         d["status"] = _check("status", d.get("status"), _TEXT) or "unknown"
-        for key in ("inputs", "outputs"):
+        for key, direction in (("inputs", "input"), ("outputs", "output")):
             steps = _container(key, data.get(key), list)
             d[key] = [Step.from_dict(s, f"{key}[{i}]") for i, s in enumerate(steps)]
+            for i, step in enumerate(d[key]):  # the list says it; a step that says otherwise is damaged
+                if not step.direction:
+                    step.direction = direction
+                elif step.direction != direction:
+                    raise MalformedRecord(f"{key}[{i}].direction must be {direction!r}, not {step.direction[:20]!r}")
         for key in ("variables", "environment"):
             d[key] = _container(key, data.get(key), dict)
         _container("environment.packages", d["environment"].get("packages"), dict)

@@ -160,7 +160,7 @@ class FileStore:
         if record.run_id != path.stem:
             raise UnreadableRecord(path, f"its run_id {record.run_id[:60]!r} is not its file name")
         for kind, field_, name in (("usecase", record.usecase, usecase), ("package", record.package, package),
-                                   ("task", record.task_name, task)):
+                                   ("task_name", record.task_name, task)):
             if field_ and field_ != name:
                 raise UnreadableRecord(path, f"its {kind} {field_[:60]!r} is not its folder's {name!r}")
         return record
