@@ -16,7 +16,7 @@ from typing import Any, Callable, Optional, TypeVar
 import click
 
 from ubunye.cli.render import fail, warn
-from ubunye.lineage.errors import LineageError, RecordNotFound
+from ubunye.lineage.errors import LineageError
 from ubunye.lineage.record import RunRecord
 from ubunye.lineage.store import FileStore, open_store
 
@@ -94,9 +94,7 @@ class TaskRef:
     def newest(self) -> RunRecord:
         """The latest run (never an older one while a newer file is unreadable)."""
         runs = self.latest(1)
-        if not runs:
-            raise RecordNotFound(self.path, None, self.store.task_dir(self.usecase, self.package, self.task))
-        return runs[0]
+        return runs[0] if runs else self.find(None)  # none at all: find names the folder
 
 
 def make_store(usecase_dir: Path, lineage_dir: Optional[Path]) -> FileStore:

@@ -23,10 +23,10 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Optional, Union
 
+from ubunye.lineage.errors import LineageError
 from ubunye.lineage.errors import (
     AmbiguousRunId,
     InvalidName,
-    LineageError,
     RecordNotFound,
     RecordWriteError,
     UnreadableRecord,
