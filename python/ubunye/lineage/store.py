@@ -47,15 +47,6 @@ class UnreadableRecordWarning(UserWarning):
     """A record file was skipped because it could not be read."""
 
 
-class LatestUnknown(LineageError):
-    """The runs asked for cannot be told: a file that may be one of them cannot be placed."""
-
-    def __init__(self, what: str, task_path: str, path: Path, reason: str) -> None:
-        self.path = path
-        self.reason = reason
-        super().__init__(f"{what} of {task_path} may be {path}, which {reason}")
-
-
 def validate_name(kind: str, name: str) -> str:
     """Return ``name`` if it can be one folder (or file) name, else raise :class:`InvalidName`."""
     if not isinstance(name, str) or not name:
@@ -78,6 +69,15 @@ def _started(record: RunRecord) -> datetime:
     except ValueError:
         return _OLDEST
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+class LatestUnknown(LineageError):
+    """The runs asked for cannot be told: a file that may be one of them cannot be placed."""
+
+    def __init__(self, what: str, task_path: str, path: Path, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"{what} of {task_path} may be {path}, which {reason}")
 
 
 class FileStore:
