@@ -205,7 +205,6 @@ def verdict_part(record: RunRecord, fields: tuple[str, ...]) -> Any:
 def test_damaged_records_never_read_as_the_same(usecase: Path) -> None:
     store = open_store(usecase)
     ids = _settle(store)  # oldest first
-    latest, previous = ids[-1], ids[-2]
     files = {run_id: store.path_for(*TASK, run_id) for run_id in ids}
     originals = {run_id: (path.read_bytes(), path.stat().st_mtime_ns) for run_id, path in files.items()}
     truth = {run_id: store.find(*TASK, run_id) for run_id in ids}
