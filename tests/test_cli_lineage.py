@@ -250,17 +250,37 @@ def test_colour_only_on_a_terminal_and_never_with_no_color(monkeypatch: pytest.M
     assert render.use_colour(_Tty()) is False and render.paint("changed") == "changed"
 
 
-def test_wrongly_typed_fields_do_not_break_list_or_search(root: Path) -> None:
+@pytest.mark.parametrize("change, field", [
+    ({"started_at": 5}, "started_at must be a string, not 5"),
+    ({"duration_sec": "slow"}, "duration_sec must be a number, not str"),
+    ({"outputs": 5}, "outputs must be a list, not int"),
+    ({"started_at": "yesterday"}, "started_at 'yesterday' is not an ISO-8601 date-time"),
+])
+def test_wrongly_typed_fields_are_damage_named_by_list_search_and_show(
+        root: Path, change: dict[str, Any], field: str) -> None:
     path = root / "ubunye-engine-0.8.0" / "shop" / "orders" / "clean" / f"{OEC7}.json"
     data = json.loads(path.read_text(encoding="utf-8"))
-    data.update(started_at=5, duration_sec="slow")
+    data.update(change)
+    path.write_text(json.dumps(data), encoding="utf-8")
+    for args in (["list", *TASK, "--json"], ["search", "--json"], ["show", *TASK, "--json"]):
+        result = run(root, *args)
+        assert result.exit_code == 0, result.stderr
+        assert OEC7 not in result.stdout  # skipped ...
+        json.loads(result.stdout)  # ... and stdout stays one JSON document
+        assert result.stderr == f"warning: skipping unreadable run record {path}: {field}\n"
+    shown = run(root, "show", *TASK, "--run-id", OEC7[:4])
+    assert shown.exit_code == 2 and shown.stdout == ""
+    assert shown.stderr == f"error: unreadable run record {path}: {field}\n"
+
+
+def test_a_step_with_a_wrongly_typed_row_count_is_damage(root: Path) -> None:
+    path = root / "ubunye-engine-0.8.0" / "shop" / "orders" / "clean" / f"{OEC7}.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
     data["inputs"][0]["row_count"] = "many"
     path.write_text(json.dumps(data), encoding="utf-8")
     listed = run(root, "list", *TASK)
-    assert listed.exit_code == 0
-    row = [line.split() for line in listed.stdout.splitlines() if line.startswith(OEC7[:8])][0]
-    assert row[-3:] == ["-", "-", "2"]  # duration, rows in (not a number), rows out
-    assert run(root, "search", "--json").exit_code == 0
+    assert listed.exit_code == 0 and OEC7[:8] not in listed.stdout
+    assert "inputs[0].row_count must be a whole number >= 0, not str" in listed.stderr
 
 
 @pytest.mark.parametrize("args, pair", [

@@ -113,8 +113,13 @@ def test_library_rules_without_files(tmp_path: Path) -> None:
     (tmp_path / "t.csv").write_text("a\n1\n2\n", encoding="utf-8")
     step = Step("t", "output", "csv", str(tmp_path / "t.csv"), good.row_count, good.schema_hash, good.data_hash,
                 "rows-v1")
-    record = RunRecord("r1", outputs=[step])
+    record = RunRecord("r1", outputs=[step], status="success")
     assert verify_record(record, hasher=_fixed(good)).data_proven_same
+    for status in ("running", "error", "interrupted"):  # the data matches, but the run did not succeed
+        record.status = status
+        result = verify_record(record, hasher=_fixed(good))
+        assert not result.data_proven_same and result.steps[0].verdict == "unchanged"
+        assert result.problems == [p for p in result.problems if status in p] and len(result.problems) == 1
     old = RunRecord("r2", record_version=1,
                     outputs=[Step("t", "output", "csv", str(tmp_path / "t.csv"), 2, "sha256:x", "sha256:x")])
     assert verify_record(old, hasher=_fixed(good)).steps[0].verdict == "not comparable"

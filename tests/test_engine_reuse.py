@@ -16,8 +16,10 @@ import pytest
 
 from ubunye import run_pipeline, run_task
 from ubunye.engine.config import IOSpec
-from ubunye.engine.snapshots import signable, storage_signature
-from ubunye.lineage.known import KNOWN_DIR
+from ubunye.engine.snapshots import _digest, location_identity, signable, storage_signature
+from ubunye.lineage.known import KNOWN_DIR, KnownHashes
+from ubunye.lineage.record import RunRecord
+from ubunye.lineage.store import FileStore
 
 ORDERS = pa.table(
     {
@@ -124,6 +126,49 @@ def test_touching_a_file_is_enough_to_hash_it_again(usecase: Path) -> None:
     st = path.stat()
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
     assert only(run(usecase, "ingest")["inputs"])["hash_pass"] != "reused"
+
+
+def test_a_same_size_rewrite_with_the_old_mtime_is_hashed_again(usecase: Path) -> None:
+    """Size, modification time and inode can all be kept by a rewrite; the change time cannot."""
+    first = run(usecase, "ingest")
+    path = usecase / "data" / "orders.parquet"
+    before = path.stat()
+    changed = ORDERS.set_column(0, "id", pa.array([1, 2, 3, 4, 6], pa.int64()))
+    sink = pa.BufferOutputStream()
+    pq.write_table(changed, sink)
+    data = sink.getvalue().to_pybytes()
+    assert len(data) == before.st_size and data != path.read_bytes()
+    with open(path, "r+b") as handle:  # in place: the same inode
+        handle.write(data)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = path.stat()
+    assert (after.st_size, after.st_mtime_ns, after.st_ino, after.st_dev) == (
+        before.st_size, before.st_mtime_ns, before.st_ino, before.st_dev)
+    second = only(run(usecase, "ingest")["inputs"])
+    assert second["hash_pass"] != "reused"
+    assert second["data_hash"] != only(first["inputs"])["data_hash"]
+
+
+def test_a_signature_without_the_change_time_never_matches(usecase: Path) -> None:
+    """A record signed before the change time was part of the signature is kept and read,
+    but its signature is not the one taken now: the input is scanned."""
+    first = run(usecase, "ingest")
+    record_path = next((usecase / ".ubunye" / "lineage" / "shop" / "orders" / "ingest").glob("*.json"))
+    st = (usecase / "data" / "orders.parquet").stat()
+    old = "files:" + _digest([("orders.parquet", st.st_size, st.st_mtime_ns, f"{st.st_dev}:{st.st_ino}")])
+    data = json.loads(record_path.read_text())
+    assert data["inputs"][0]["storage_signature"] == first["inputs"][0]["storage_signature"] != old
+    second = only(run(usecase, "ingest")["inputs"])
+    assert second["hash_pass"] == "reused"  # the current signature is still trusted ...
+    for entry in (usecase / ".ubunye" / "lineage" / ".known").glob("*.json"):
+        entry.unlink()  # ... but an old-style one in a record and the index is not
+    data["inputs"][0]["storage_signature"] = old
+    record_path.write_text(json.dumps(data))
+    KnownHashes(FileStore(usecase / ".ubunye" / "lineage")).publish(
+        RunRecord.from_dict(data), {"input:raw": location_identity(str(usecase / "data" / "orders.parquet"))})
+    third = only(run(usecase, "ingest")["inputs"])
+    assert third["hash_pass"] != "reused"
+    assert third["data_hash"] == only(first["inputs"])["data_hash"]
 
 
 def test_a_deleted_or_edited_record_is_never_trusted(usecase: Path) -> None:

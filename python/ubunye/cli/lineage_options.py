@@ -91,6 +91,15 @@ class TaskRef:
     def runs(self) -> list[RunRecord]:
         return self.store.list_runs(self.usecase, self.package, self.task)
 
+    def latest(self, count: int, before: Optional[RunRecord] = None) -> list[RunRecord]:
+        """The newest runs; a damaged file that may be one of them is an error naming it."""
+        return self.store.latest_runs(self.usecase, self.package, self.task, count, before)
+
+    def newest(self) -> RunRecord:
+        """The latest run (never an older one while a newer file is unreadable)."""
+        runs = self.latest(1)
+        return runs[0] if runs else self.find(None)  # none at all: find names the folder
+
 
 def make_store(usecase_dir: Path, lineage_dir: Optional[Path]) -> FileStore:
     """The store the options name."""

@@ -1,8 +1,8 @@
 """What is on storage at a location: a signature that changes whenever its rows can.
 
 An input whose files are exactly the files an earlier recorded step hashed (the
-same names, sizes, modification times and, on a local disk, the same inodes; for
-Delta the same commit file of the same version) holds the same rows, so its
+same names, sizes, modification times and, on a local disk, the same inodes and
+change times; for Delta the same commit file of the same version) holds the same rows, so its
 rows-v1 hash can be taken from that step instead of scanning the data again
 (``hash_pass: "reused"``, see :mod:`ubunye.lineage.known`).
 
@@ -111,8 +111,12 @@ def _hidden(name: str) -> bool:
 
 
 def _local_entry(rel: str, path: Path) -> Entry:
+    """A local file's entry. Its identity holds the device, the inode and the change time
+    (``st_ctime_ns``): a rewrite of the same size can set the modification time back
+    (``os.utime``) but not the change time. A signature taken before the change time was
+    part of it never equals one taken now, so an older record only costs a scan."""
     st = path.stat()
-    return (rel, st.st_size, st.st_mtime_ns, f"{st.st_dev}:{st.st_ino}")
+    return (rel, st.st_size, st.st_mtime_ns, f"{st.st_dev}:{st.st_ino}:{st.st_ctime_ns}")
 
 
 def _local_entries(root: Path, only: Optional[str]) -> Optional[list[Entry]]:

@@ -13,9 +13,12 @@ Data hashes follow ``shared/spec/run-record.md``:
   ``not comparable`` (never ``changed``);
 - otherwise ``unchanged`` or ``changed``.
 
-The comparison *proves the data the same* only when every input and output is
-present in both runs with its row count, schema hash and data hash
-``unchanged``; :attr:`Comparison.problems` says in one line each why not.
+The comparison *proves the data the same* only when both runs succeeded and every
+input and output is present in both runs with its row count, schema hash and data
+hash ``unchanged``; :attr:`Comparison.problems` says in one line each why not. A run
+whose record still says ``running`` (it has not ended, or was killed before it could
+write its end) or that ended in ``error`` or ``interrupted`` proves nothing about
+its data, whatever its steps say.
 """
 from __future__ import annotations
 
@@ -31,6 +34,8 @@ CHANGED = "changed"
 UNKNOWN = "unknown"
 NOT_COMPARABLE = "not comparable"
 MISSING = "missing"
+
+SUCCESS = "success"
 
 # When a step's parts disagree, the step takes the most serious verdict.
 _SEVERITY = {UNCHANGED: 0, UNKNOWN: 1, NOT_COMPARABLE: 2, MISSING: 3, CHANGED: 4}
@@ -125,10 +130,21 @@ def run_identity(record: RunRecord) -> dict[str, Any]:
     }
 
 
+def status_problem(record: RunRecord, label: str) -> Optional[str]:
+    """One line when ``record`` is not of a run that succeeded, else None."""
+    if record.status == SUCCESS:
+        return None
+    if record.status == "running":
+        return (f"{label} has not ended (status running: still running, or stopped before it "
+                "could record its end): its record is not final")
+    return f"{label} did not succeed (status {record.status})"
+
+
 def compare_records(a: RunRecord, b: RunRecord) -> Comparison:
     """Compare run ``a`` (the older, usually) with run ``b``, field by field."""
     steps = _compare_steps(a, b)
-    problems = [describe_problem(s) for s in steps if s.verdict != UNCHANGED]
+    problems = [p for p in (status_problem(a, "run A"), status_problem(b, "run B")) if p]
+    problems += [describe_problem(s) for s in steps if s.verdict != UNCHANGED]
     if not steps:
         problems.append("neither run recorded any input or output")
     return Comparison(

@@ -2,15 +2,84 @@
 
 Spec: ``shared/spec/run-record.md``. Loading is lenient in the way the spec asks:
 missing fields take their empty value, unknown fields are ignored, and a record
-without ``record_version`` is version 1. Writing produces every v2 field.
+without ``record_version`` is version 1. A known field of the wrong type (``"outputs":
+5``, a step that is not an object, a start time that is no date) is damage, not a
+value: loading raises :class:`MalformedRecord` (a ``ValueError``) in one line naming
+the field. Writing produces every v2 field.
 """
 from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field, fields
+from datetime import datetime
 from typing import Any, Optional
 
 RECORD_VERSION = 2
+
+
+class MalformedRecord(ValueError):
+    """A record whose known fields do not have their types (one line naming the field)."""
+
+
+_NUMBER = "a number"
+_COUNT = "a whole number >= 0"
+_TEXT = "a string"
+_SCALAR = "a string or a number"
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _kind(value: Any) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def _check(where: str, value: Any, want: str) -> Any:
+    """``value`` if it is null or of kind ``want``, else :class:`MalformedRecord`."""
+    if value is None:
+        return None
+    ok = {
+        _TEXT: isinstance(value, str),
+        _NUMBER: _is_number(value),
+        _COUNT: isinstance(value, int) and not isinstance(value, bool) and value >= 0,
+        _SCALAR: isinstance(value, str) or _is_number(value),
+    }[want]
+    if not ok:
+        shown = f"{value!r}"[:40] if _is_number(value) or isinstance(value, bool) else _kind(value)
+        raise MalformedRecord(f"{where} must be {want}, not {shown}")
+    return value
+
+
+def _container(where: str, value: Any, kind: type, item: Optional[type] = None) -> Any:
+    """A dict or list (null: empty), every item of kind ``item`` when given."""
+    if value is None:
+        return kind()
+    if not isinstance(value, kind):
+        raise MalformedRecord(f"{where} must be {'an object' if kind is dict else 'a list'}, not {_kind(value)}")
+    if item is not None:
+        for i, element in enumerate(value):
+            if not isinstance(element, item):
+                raise MalformedRecord(f"{where}[{i}] must be an object, not {_kind(element)}")
+    return kind(value)
+
+
+def _moment(where: str, value: Any) -> Optional[str]:
+    """An ISO-8601 date-time text (or null): a start time that is no time cannot order runs."""
+    if _check(where, value, _TEXT) is None:
+        return None
+    try:
+        datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise MalformedRecord(f"{where} {value[:40]!r} is not an ISO-8601 date-time") from None
+    return value
+
+
+_STEP_TEXT = ("format", "location", "schema_hash", "data_hash", "hash_method", "hash_error", "hash_engine",
+              "hash_pass", "hash_reused_from", "storage_signature")
+_RECORD_TEXT = ("config_hash", "error", "engine_version", "backend", "time_zone", "code_hash",
+                "environment_hash")
+_TIMING_TEXT = ("step", "input", "output")
 
 
 def _jsonable(value: Any) -> Any:
@@ -64,10 +133,17 @@ class Step:
     storage_signature: Optional[str] = None
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Step":
+    def from_dict(cls, data: dict[str, Any], where: str = "step") -> "Step":
+        if not isinstance(data, dict):
+            raise MalformedRecord(f"{where} must be an object, not {_kind(data)}")
         d = _known(cls, data)
-        d.setdefault("name", "")
-        d.setdefault("direction", "")
+        for key in ("name", "direction"):
+            d[key] = _check(f"{where}.{key}", d.get(key), _TEXT) or ""
+        for key in _STEP_TEXT:
+            _check(f"{where}.{key}", d.get(key), _TEXT)
+        _check(f"{where}.row_count", d.get("row_count"), _COUNT)
+        _check(f"{where}.delta_version", d.get("delta_version"), _COUNT)
+        _check(f"{where}.hash_seconds", d.get("hash_seconds"), _NUMBER)
         return cls(**d)
 
     def to_dict(self) -> dict[str, Any]:
@@ -107,19 +183,47 @@ class RunRecord:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "RunRecord":
+        """The record of a decoded JSON document; :class:`MalformedRecord` when it is not one."""
         if not isinstance(data, dict):
-            raise ValueError("a run record must be a JSON object")
+            raise MalformedRecord(f"a run record must be a JSON object, not {_kind(data)}")
         if "run_id" not in data:
-            raise ValueError("a run record needs a run_id")
+            raise MalformedRecord("a run record needs a run_id")
         d = _known(cls, data)
-        d["record_version"] = int(data.get("record_version") or 1)
-        for key in ("inputs", "outputs"):
-            d[key] = [Step.from_dict(s) for s in (data.get(key) or [])]
+        if not _check("run_id", d["run_id"], _TEXT):
+            raise MalformedRecord("run_id must be a non-empty string")
+        for key in ("task_path", "usecase", "package", "task_name"):
+            d[key] = _check(key, d.get(key), _TEXT) or ""
+        version = _check("record_version", data.get("record_version"), _COUNT)
+        d["record_version"] = version or 1
+        for key in ("profile", "model", "version"):
+            value = _check(key, d.get(key), _SCALAR)
+            d[key] = None if value is None else str(value)
+        for key in _RECORD_TEXT:
+            _check(key, d.get(key), _TEXT)
+        for key in ("started_at", "ended_at"):
+            _moment(key, d.get(key))
+        _check("duration_sec", d.get("duration_sec"), _NUMBER)
+        d["status"] = _check("status", d.get("status"), _TEXT) or "unknown"
+        for key, direction in (("inputs", "input"), ("outputs", "output")):
+            steps = _container(key, data.get(key), list)
+            d[key] = [Step.from_dict(s, f"{key}[{i}]") for i, s in enumerate(steps)]
+            for i, step in enumerate(d[key]):  # the list says it; a step that says otherwise is damaged
+                if not step.direction:
+                    step.direction = direction
+                elif step.direction != direction:
+                    raise MalformedRecord(f"{key}[{i}].direction must be {direction!r}, not {step.direction[:20]!r}")
         for key in ("variables", "environment"):
-            d[key] = dict(data.get(key) or {})
+            d[key] = _container(key, data.get(key), dict)
+        _container("environment.packages", d["environment"].get("packages"), dict)
         for key in ("timings", "expectations"):
-            d[key] = list(data.get(key) or [])
-        d.setdefault("status", "unknown")
+            d[key] = _container(key, data.get(key), list, dict)
+        for i, timing in enumerate(d["timings"]):
+            for key in _TIMING_TEXT:
+                _check(f"timings[{i}].{key}", timing.get(key), _TEXT)
+            _check(f"timings[{i}].seconds", timing.get("seconds"), _NUMBER)
+        for i, rule in enumerate(d["expectations"]):
+            for key in ("output", "rule", "severity"):
+                _check(f"expectations[{i}].{key}", rule.get(key), _TEXT)
         return cls(**d)
 
     @classmethod

@@ -5,6 +5,13 @@ lineage folder (default ``<usecase_dir>/.ubunye/lineage``). A write goes to a
 temporary file in the same folder, is flushed and synced, then renamed over the
 final name, so a reader (or a process killed mid-write) never sees half a
 record. Imports nothing heavy.
+
+Newest means latest ``started_at``. Listing skips a damaged file with a warning
+naming it, but :meth:`FileStore.latest_runs` (what ``compare`` and ``verify`` take
+by default) never does: a damaged file is placed by its modification time, which
+is never earlier than the start of the run that wrote it, and when it may be one of
+the runs asked for, :class:`LatestUnknown` names it instead of answering with
+older runs.
 """
 from __future__ import annotations
 
@@ -12,10 +19,11 @@ import json
 import os
 import tempfile
 import warnings
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Optional, Union
 
+from ubunye.lineage.errors import LineageError
 from ubunye.lineage.errors import (
     AmbiguousRunId,
     RecordNotFound,
@@ -29,6 +37,10 @@ DEFAULT_LINEAGE_DIR = Path(".ubunye") / "lineage"
 SUFFIX = ".json"
 _TEMP_SUFFIX = ".tmp"
 _OLDEST = datetime.min.replace(tzinfo=timezone.utc)
+# How much earlier than a run's start its file's modification time may read (coarse
+# file-system clocks, a file server's clock): a damaged file written up to this long
+# before a run started may still be newer than it.
+CLOCK_SLACK = timedelta(seconds=2)
 
 
 class UnreadableRecordWarning(UserWarning):
@@ -44,6 +56,15 @@ def _started(record: RunRecord) -> datetime:
     except ValueError:
         return _OLDEST
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+class LatestUnknown(LineageError):
+    """The runs asked for cannot be told: a file that may be one of them cannot be placed."""
+
+    def __init__(self, what: str, task_path: str, path: Path, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"{what} of {task_path} may be {path}, which {reason}")
 
 
 class FileStore:
@@ -114,12 +135,34 @@ class FileStore:
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            raise UnreadableRecord(path, getattr(exc, "strerror", None) or str(exc)) from exc
+            raise UnreadableRecord(path, _one_line(getattr(exc, "strerror", None) or str(exc))) from exc
         try:
             return RunRecord.from_dict(json.loads(text))
-        except (ValueError, TypeError, AttributeError) as exc:
-            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            raise UnreadableRecord(path, reason) from exc
+        except (ValueError, TypeError, AttributeError, RecursionError) as exc:
+            raise UnreadableRecord(path, _one_line(str(exc)) or type(exc).__name__) from exc
+
+    def _load_listed(self, path: Path, usecase: str, package: str, task: str) -> RunRecord:
+        """A record file of the store: it must also be the run its name and folder say."""
+        record = self.load(path)
+        if record.run_id != path.stem:
+            raise UnreadableRecord(path, f"its run_id {record.run_id[:60]!r} is not its file name")
+        for kind, field_, name in (("usecase", record.usecase, usecase), ("package", record.package, package),
+                                   ("task_name", record.task_name, task)):
+            if field_ and field_ != name:
+                raise UnreadableRecord(path, f"its {kind} {field_[:60]!r} is not its folder's {name!r}")
+        return record
+
+    def _scan(self, usecase: str, package: str, task: str
+              ) -> tuple[list[tuple[RunRecord, Path]], list[tuple[Path, UnreadableRecord]]]:
+        """Every record file of a task: the readable ones and the damaged ones."""
+        readable: list[tuple[RunRecord, Path]] = []
+        damaged: list[tuple[Path, UnreadableRecord]] = []
+        for path in self.run_files(usecase, package, task):
+            try:
+                readable.append((self._load_listed(path, usecase, package, task), path))
+            except UnreadableRecord as exc:
+                damaged.append((path, exc))
+        return readable, damaged
 
     def run_files(self, usecase: str, package: str, task: str) -> list[Path]:
         """The record files of a task (temporary files left out), in name order."""
@@ -133,14 +176,41 @@ class FileStore:
 
         An unreadable file is skipped with an :class:`UnreadableRecordWarning` naming it.
         """
-        records: list[RunRecord] = []
-        for path in self.run_files(usecase, package, task):
-            try:
-                records.append(self.load(path))
-            except UnreadableRecord as exc:
-                warnings.warn(f"skipping {exc}", UnreadableRecordWarning, stacklevel=2)
-        records.sort(key=lambda r: (_started(r), r.run_id), reverse=True)
-        return records
+        readable, damaged = self._scan(usecase, package, task)
+        for _, exc in damaged:
+            warnings.warn(f"skipping {exc}", UnreadableRecordWarning, stacklevel=2)
+        return _newest_first([r for r, _ in readable])
+
+    def latest_runs(self, usecase: str, package: str, task: str, count: int = 1,
+                    before: Optional[RunRecord] = None) -> list[RunRecord]:
+        """The ``count`` newest runs of a task (with ``before``: of those started before it),
+        newest first; fewer when the task has fewer.
+
+        Never answers with older runs while a file that may be one of these cannot be
+        read: a damaged file (or a record without a start time) is placed by its
+        modification time, and when that is not clearly before the start of the
+        ``count``-th run, :class:`LatestUnknown` names it. Damaged files clearly older
+        are skipped with an :class:`UnreadableRecordWarning`.
+        """
+        readable, damaged = self._scan(usecase, package, task)
+        candidates = [(r, p) for r, p in readable if before is None or (
+            r.run_id != before.run_id and _started(r) <= _started(before))]
+        candidates.sort(key=lambda rp: (_started(rp[0]), rp[0].run_id), reverse=True)
+        chosen = candidates[:count]
+        floor = _started(chosen[-1][0]) if len(chosen) == count else None
+        if before is not None:
+            what = f"the run before run {before.run_id}"
+        else:
+            what = "the latest run" if count == 1 else f"one of the {count} latest runs"
+        task_path = f"{usecase}/{package}/{task}"
+        unplaced = [(p, f"has no start time (run {r.run_id})") for r, p in candidates[count:]
+                    if r.started_at is None]
+        for path, why in [*((p, f"is unreadable: {e.reason}") for p, e in damaged), *unplaced]:
+            if _may_be_newer(path, floor):
+                raise LatestUnknown(what, task_path, path, why)
+        for _, exc in damaged:
+            warnings.warn(f"skipping {exc}", UnreadableRecordWarning, stacklevel=2)
+        return [r for r, _ in chosen]
 
     def find(self, usecase: str, package: str, task: str, run_id_prefix: Optional[str] = None) -> RunRecord:
         """The record whose run id starts with ``run_id_prefix`` (None: the newest run).
@@ -163,7 +233,7 @@ class FileStore:
             raise RecordNotFound(task_path, run_id_prefix, folder)
         if len(matches) > 1:
             raise AmbiguousRunId(task_path, run_id_prefix, [p.stem for p in matches])
-        return self.load(matches[0])
+        return self._load_listed(matches[0], usecase, package, task)
 
     def iter_tasks(self) -> list[tuple[str, str, str]]:
         """Every ``(usecase, package, task)`` with at least one record file, sorted."""
@@ -176,6 +246,27 @@ class FileStore:
                     if any(_is_record_file(p) for p in task.iterdir()):
                         found.append((usecase.name, package.name, task.name))
         return sorted(found)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _newest_first(records: list[RunRecord]) -> list[RunRecord]:
+    return sorted(records, key=lambda r: (_started(r), r.run_id), reverse=True)
+
+
+def _may_be_newer(path: Path, floor: Optional[datetime]) -> bool:
+    """Can the run that wrote ``path`` have started after ``floor`` (None: the runs asked
+    for are not all there, so any file may be one of them)? A run writes its file after it
+    starts, so a modification time clearly before ``floor`` rules it out."""
+    if floor is None or floor == _OLDEST:
+        return True
+    try:
+        written = datetime.fromtimestamp(path.stat().st_mtime_ns / 1e9, timezone.utc)
+    except (OSError, OverflowError, ValueError):
+        return True
+    return written >= floor - CLOCK_SLACK
 
 
 def _is_record_file(path: Path) -> bool:

@@ -9,7 +9,9 @@ Reading and hashing are exactly ``ubunye hash``'s: the same engine registry
 (``ubunye.cli.commands.hash.resolve_engine``: ``pandas`` and ``arrow`` read with
 ``ubunye.io.read_table``, ``spark`` with a local session in UTC) and the same
 formats (the recorded one when it is a file format, else from the file
-names). ``"auto"`` takes Spark when the run's backend was Spark and pyspark is
+names). A run that did not succeed (``running``, ``error``, ``interrupted``) is
+never proven the same: its record is not, or not all, of what it meant to write.
+``"auto"`` takes Spark when the run's backend was Spark and pyspark is
 installed, else pandas. Those modules are imported only when a step is
 actually re-hashed.
 """
@@ -22,7 +24,15 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 from urllib.parse import urlsplit
 
-from ubunye.lineage.compare import MISSING, UNCHANGED, UNKNOWN, StepDiff, compare_steps, describe_problem
+from ubunye.lineage.compare import (
+    MISSING,
+    UNCHANGED,
+    UNKNOWN,
+    StepDiff,
+    compare_steps,
+    describe_problem,
+    status_problem,
+)
 from ubunye.lineage.record import RunRecord, Step
 
 FILE_FORMATS = ("csv", "parquet", "json")
@@ -184,7 +194,7 @@ def verify_record(
     """
     chosen = choose_engine(record, engine)
     checks = [_check(s, record, chosen, base_dir, hasher or default_hasher) for s in record.steps]
-    problems: list[str] = []
+    problems: list[str] = [p for p in [status_problem(record, "the run")] if p]
     for c in checks:
         if c.verdict == UNCHANGED:
             continue

@@ -4,7 +4,10 @@ Each command builds library objects from its options, calls one library
 function that returns a typed result, renders it (``--json`` prints the
 result's ``to_dict()`` with ``schema_version``) and maps it to the exit code:
 ``compare`` and ``verify`` exit 0 only when every input and output is proven
-the same, 1 otherwise; every command exits 2 on an error.
+the same and the runs succeeded, 1 otherwise; every command exits 2 on an error.
+Without run ids they take the newest record files: when one that may be the
+newest cannot be read, they exit 2 naming it (``list``, ``search`` and ``show``
+skip it with a warning naming it).
 """
 from __future__ import annotations
 
@@ -93,17 +96,17 @@ def _pick(ref_args: tuple[Path, Optional[Path], Optional[str], Optional[str], Op
         names = (given.usecase, given.package, given.task_name)
     ref = resolve_task(store, *names)
     if a is None and b is None and not id1 and not id2:
-        runs = ref.runs()
+        runs = ref.latest(2)  # a damaged file that may be one of the two is an error naming it
         if len(runs) < 2:
             fail(f"{ref.path} has {len(runs)} readable run(s): compare needs two")
         return runs[1], runs[0]
     if b is None:
-        b = ref.find(id2)  # None: the latest run
+        b = ref.find(id2) if id2 is not None else ref.newest()
     if a is None:
         if id1:
             a = ref.find(id1)
         else:  # the run before B
-            before = [r for r in ref.runs() if r.run_id != b.run_id and str(r.started_at) <= str(b.started_at)]
+            before = ref.latest(1, before=b)
             if not before:
                 fail(f"no run of {ref.path} before run {b.run_id}: give --run-id1")
             a = before[0]
@@ -195,7 +198,8 @@ def verify_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool
     if record_path is not None:
         record = store.load(record_path)
     else:
-        record = resolve_task(store, usecase, package, task).find(run_id)
+        ref = resolve_task(store, usecase, package, task)
+        record = ref.find(run_id) if run_id is not None else ref.newest()
     result = verify_record(record, engine=engine, base_dir=usecase_dir)
     if as_json:
         emit_json("verify", result.to_dict())
