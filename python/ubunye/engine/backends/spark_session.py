@@ -19,7 +19,9 @@ def delta_installed() -> bool:
 
 
 def _add_extension(builder: Any, extension: str) -> Any:
-    current = builder._options.get("spark.sql.extensions", "")
+    from ubunye.spark._compat import builder_options
+
+    current = builder_options(builder).get("spark.sql.extensions", "")
     parts = [p for p in str(current).split(",") if p]
     if extension not in parts:
         parts.append(extension)
@@ -47,7 +49,7 @@ def build_session(time_zone: Optional[str], spark_conf: Mapping[str, str]) -> An
 
         builder = configure(builder)
     except Exception as exc:  # noqa: BLE001 - no jar built: the session starts, hashes use the fallback
-        log.warning("plugin jar not added (%s): Spark hashes use the built-in-functions fallback", exc)
+        log.warning("plugin jar not added (%s): Spark hashes use the mapInArrow fallback (spark-sql)", exc)
     if delta_installed():
         from delta import configure_spark_with_delta_pip
 
