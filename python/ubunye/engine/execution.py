@@ -89,6 +89,7 @@ class TaskExecution:
         self.code = TaskCode(self.task_dir)  # the task's own modules (and the bytes that ran)
         self.task: Task = load_task(self.task_dir, self.code)  # before a backend (and maybe a JVM) starts
         name = backend or self.config.engine.backend or "spark"
+        self._owns_backend = backend_obj is None  # a backend handed in is closed by its owner
         if backend_obj is not None:
             self.backend = backend_obj
         else:
@@ -99,8 +100,13 @@ class TaskExecution:
                 spark_conf=dict(self.config.engine.spark_conf),
                 hash_engine=hash_engine,
             )
-        for spec in [*self.config.inputs.values(), *self.config.outputs.values()]:
-            self.backend.check_spec(spec)
+        try:
+            for spec in [*self.config.inputs.values(), *self.config.outputs.values()]:
+                self.backend.check_spec(spec)
+        except BaseException:
+            if self._owns_backend:
+                self.backend.close()  # nothing runs: the session is left as found
+            raise
         self.run_vars: dict[str, Any] = {**self.variables, "mode": mode}
         if dt is not None:
             self.run_vars["dt"] = dt
@@ -163,7 +169,15 @@ class TaskExecution:
         return self
 
     def finish(self, status: str, error: Optional[BaseException] = None) -> TaskResult:
-        """Close the run: write the final record (when recording) and return the result."""
+        """Close the run: write the final record (when recording) and return the result;
+        then put back what the backend changed (the settings of a Spark session it found)."""
+        try:
+            return self._finish(status, error)
+        finally:
+            if self._owns_backend:
+                self.backend.close()
+
+    def _finish(self, status: str, error: Optional[BaseException] = None) -> TaskResult:
         if self._finished:
             return self.result
         self._finished = True

@@ -141,8 +141,9 @@ def _hadoop_entries(spark: Any, location: str, only: Optional[str]) -> Optional[
     """The listing through the session's Hadoop file system (classic sessions only)."""
     if spark is None:
         return None
-    jvm = spark.sparkContext._jvm
-    conf = spark.sparkContext._jsc.hadoopConfiguration()
+    from ubunye.spark import _compat
+
+    jvm, conf = _compat.jvm(spark), _compat.hadoop_configuration(spark)
     base = jvm.org.apache.hadoop.fs.Path(location)
     fs = base.getFileSystem(conf)
     if only is not None:

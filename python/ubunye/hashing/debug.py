@@ -17,9 +17,9 @@ def canonical_kinds(frame: Any) -> list[tuple[str, str]]:
 
     kind = frame_kind(frame)
     if kind == "spark":
-        from ubunye.spark import spark_kinds
+        from ubunye.hashing.registry import frame_kind_of
 
-        return list(spark_kinds(frame.schema))
+        return list(frame_kind_of(kind).kinds(frame))
     if kind == "port":
         return [(n, k.text) for n, k in parse_kinds(port_kinds(frame.schema))]
     from ubunye.hashing.arrow import arrow_kinds

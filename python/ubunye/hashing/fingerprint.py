@@ -54,8 +54,8 @@ def fingerprint(frame: Any, *, engine: Optional[str] = None) -> Fingerprint:
 
     ``frame`` may be a pandas DataFrame, a pyarrow Table / RecordBatch /
     RecordBatchReader (hashed batch by batch), a polars DataFrame, a DuckDB
-    relation, a pyspark DataFrame (delegated to
-    :func:`ubunye.spark.fingerprint_spark`) or a *port*: any object with
+    relation, a pyspark DataFrame (delegated to the engine its frame kind
+    registered, :mod:`ubunye.hashing.registry`) or a *port*: any object with
     ``collect()`` (rows as dicts) and ``schema`` (column name to kind).
 
     ``engine``: ``"arrow"`` (vectorised, the default for Arrow-able frames) or
@@ -68,9 +68,9 @@ def fingerprint(frame: Any, *, engine: Optional[str] = None) -> Fingerprint:
 
     kind = frame_kind(frame)
     if kind == "spark":
-        from ubunye.spark import fingerprint_spark
+        from ubunye.hashing.registry import frame_kind_of
 
-        return fingerprint_spark(frame, engine=engine)
+        return frame_kind_of(kind).fingerprint(frame, engine=engine)
     if kind == "unknown":
         raise TypeError(
             f"cannot hash a {type(frame).__module__}.{type(frame).__name__}: expected a pandas, "

@@ -86,8 +86,9 @@ def in_spark_worker() -> bool:
     main_spec = getattr(mods.get("__main__"), "__spec__", None)
     if getattr(main_spec, "name", "") in ("pyspark.worker", "pyspark.daemon"):
         return True
-    tc = mods.get("pyspark.taskcontext")
-    return tc is not None and getattr(tc.TaskContext, "_taskContext", None) is not None
+    from ubunye.hashing.registry import in_worker
+
+    return in_worker()  # a task context set: asked of the Spark layer's registered probe
 
 
 def resolve_workers(workers: Optional[int], rows_known: Optional[int]) -> int:

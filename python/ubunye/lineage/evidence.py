@@ -104,7 +104,7 @@ def _packages() -> tuple[tuple[str, str], ...]:
 def environment(spark: Any = None) -> dict[str, Any]:
     """The environment of a run: Python, platform and result-changing packages;
     with a Spark session also ``spark``, ``java`` and ``ubunye_spark_plugin``
-    (the native plugin's version, or ``"fallback"`` when the built-in SQL path is used).
+    (the native plugin's version, or ``"fallback"`` when the mapInArrow fallback is used).
     """
     env: dict[str, Any] = {
         "python": platform.python_version(),
@@ -162,9 +162,8 @@ def _safe(read: Any) -> Optional[str]:
 
 
 def _java_version(spark: Any) -> Optional[str]:
-    def read() -> Any:
-        jvm = spark.sparkContext._jvm  # classic sessions only
-        return jvm.java.lang.System.getProperty("java.version")
+    def read() -> Any:  # None on Spark Connect (no JVM in this process)
+        return import_module("ubunye.spark._compat").jvm_java_version(spark)
 
     return _safe(read)
 

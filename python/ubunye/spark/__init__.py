@@ -17,15 +17,25 @@ Public API (imported lazily: ``import ubunye.spark`` imports no pyspark):
 - :func:`rows_v1_sums_column` - the native aggregate as a Column (for
   ``df.observe`` while writing), with :func:`fingerprint_from_sums`.
 
+Modules (also imported on first use): :mod:`~ubunye.spark.observations` (the
+plugin's planner node: ``observations.attach(df, name)``, ``observations.read(spark,
+name)``) and :mod:`~ubunye.spark.observe` (a write's hash, one path per kind of session).
+
+Importing this package registers the ``spark`` frame kind with the hashing layer
+(:mod:`ubunye.hashing.registry`), so ``ubunye.fingerprint(spark_df)`` reaches
+:func:`fingerprint_spark` without ``ubunye.hashing`` importing this package.
+
 SQL (with the plugin): ``ubunye_rows_v1(cols...)`` (data hash),
 ``ubunye_rows_v1_sums(cols...)`` (rows and lane sums), ``ubunye_row_line(cols...)``
 (one row's canonical line, for debugging).
 """
 from __future__ import annotations
 
-from ubunye._lazy import lazy_getattr
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
-from typing import TYPE_CHECKING
+from ubunye._lazy import lazy_getattr
+from ubunye.hashing.registry import register_frame_kind, register_worker_probe
 
 if TYPE_CHECKING:  # pragma: no cover
     from ubunye.spark.fingerprint import fingerprint_from_sums, fingerprint_spark
@@ -75,4 +85,34 @@ _LAZY = {
 }
 
 
-__getattr__ = lazy_getattr(__name__, globals(), _LAZY)
+# submodules named as attributes of the package (``ubunye.spark.observations.attach``)
+_SUBMODULES = ("observations", "observe", "fallback", "native", "kinds", "fingerprint", "jar", "testing")
+_lazy_name = lazy_getattr(__name__, globals(), _LAZY)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:
+        return import_module(f"{__name__}.{name}")  # the import sets the attribute too
+    return _lazy_name(name)
+
+
+def _fingerprint(frame: Any, *, engine: Any = None) -> Any:
+    from ubunye.spark.fingerprint import fingerprint_spark
+
+    return fingerprint_spark(frame, engine=engine)
+
+
+def _kinds(frame: Any) -> list[tuple[str, str]]:
+    from ubunye.spark.kinds import spark_kinds
+
+    return spark_kinds(frame.schema)
+
+
+def _in_task() -> bool:
+    from ubunye.spark._compat import in_spark_task
+
+    return in_spark_task()
+
+
+register_frame_kind("spark", fingerprint=_fingerprint, kinds=_kinds)
+register_worker_probe("pyspark", _in_task)

@@ -288,3 +288,50 @@ def connect_flows(written: Any) -> dict[str, Any]:
     if info is None:
         return {}
     return {str(name): metrics for name, metrics in (info.flows or [])}
+
+
+# --- Private reads of other layers, and the pieces of a write's hash (issue 14) --------------
+# Kept in functions of their own, below everything else, so that per-Spark-line branches
+# added above merge without touching them.
+
+def in_spark_task() -> bool:
+    """True inside a Spark task on a Python worker (a task context is set); imports no
+    pyspark (asks only when ``pyspark.taskcontext`` is already loaded)."""
+    import sys
+
+    module = sys.modules.get("pyspark.taskcontext")
+    return module is not None and module.TaskContext.get() is not None
+
+
+def hadoop_configuration(spark: Any) -> Any:
+    """The Hadoop configuration of a classic session's context (a py4j handle)."""
+    if is_connect(spark):
+        raise TypeError("a Spark Connect session has no JVM in this process")
+    return spark.sparkContext._jsc.hadoopConfiguration()  # noqa: SLF001 - classic sessions only
+
+
+def worker_python(spark: Any) -> Optional[str]:
+    """The interpreter a classic session's Python workers run (``PYSPARK_PYTHON`` when
+    the context started, else ``python3``); None on Spark Connect or when unknown."""
+    if is_connect(spark):
+        return None
+    try:
+        value = spark.sparkContext.pythonExec
+    except Exception:  # noqa: BLE001 - a stopped or foreign context
+        return None
+    return None if value is None else str(value)
+
+
+def classic_frame_class() -> Any:
+    """The classic pyspark ``DataFrame`` class (whatever the process-wide Connect flag says)."""
+    try:
+        from pyspark.sql.classic.dataframe import DataFrame
+    except ImportError:  # pragma: no cover - pyspark before 4.0
+        from pyspark.sql.dataframe import DataFrame
+    return DataFrame
+
+
+def map_jdf(frame: Any, transform: Any) -> Any:
+    """A classic frame whose JVM ``Dataset`` is ``transform(frame's Dataset)``."""
+    session = session_of(frame)
+    return classic_frame_class()(transform(frame._jdf), session)  # noqa: SLF001 - classic frames only

@@ -20,6 +20,7 @@ values.
 """
 from __future__ import annotations
 
+import re
 from functools import partial
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional, Sequence
 
@@ -29,6 +30,12 @@ if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
 
 SUMS_SCHEMA = "rows bigint, a bigint, b bigint"
+# what a Python worker says when its interpreter lacks a module the fallback runs there
+_MISSING_ON_WORKER = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named '(ubunye|pyarrow)[\w.]*'")
+
+
+class WorkerImportError(RuntimeError):
+    """Spark's Python workers cannot import ``ubunye`` or ``pyarrow`` (one-line message)."""
 _PLACEHOLDER = "__ubunye_no_columns__"
 
 
@@ -90,8 +97,39 @@ def fallback_input(df: Any) -> tuple[Any, Optional[list[str]]]:
 def fallback_sums(df: Any) -> LaneSums:
     """Row count and lane sums of ``df`` through ``mapInArrow`` (classic or Connect)."""
     frame, names = fallback_input(df)
-    rows = frame.mapInArrow(partial(partition_sums, names=names), SUMS_SCHEMA).collect()
+    try:
+        rows = frame.mapInArrow(partial(partition_sums, names=names), SUMS_SCHEMA).collect()
+    except Exception as exc:
+        raise worker_import_error(exc, df) or exc
     total = LaneSums()
     for row in rows:
         total = total + LaneSums(int(row["rows"]), int(row["a"]) & MASK64, int(row["b"]) & MASK64)
     return total
+
+
+def missing_worker_module(text: str) -> Optional[str]:
+    """``"ubunye"`` or ``"pyarrow"`` when ``text`` (a failed job's message) says a Python
+    worker could not import it; else None."""
+    found = _MISSING_ON_WORKER.search(text)
+    return found.group(1) if found else None
+
+
+def worker_import_error(exc: BaseException, df: Any) -> Optional[WorkerImportError]:
+    """A :class:`WorkerImportError` saying what to do when ``exc`` is a worker that could
+    not import ``ubunye`` or ``pyarrow``; None for any other failure."""
+    from ubunye.spark import _compat
+
+    missing = missing_worker_module(f"{_compat.java_exception_text(exc)}\n{exc}")
+    if missing is None:
+        return None
+    try:
+        runs = _compat.worker_python(_compat.session_of(df))
+    except Exception:  # noqa: BLE001 - a frame without a session
+        runs = None
+    where = f"they run {runs}" if runs else "the workers of the session's Spark server"
+    return WorkerImportError(
+        f"Spark's Python workers cannot import {missing} ({where}); the spark-sql fallback "
+        "(mapInArrow) needs ubunye and pyarrow there: point PYSPARK_PYTHON or "
+        "spark.pyspark.python at a Python that has both, or add the plugin jar "
+        "(ubunye.spark.configure) to hash without Python workers"
+    )

@@ -45,10 +45,8 @@ def available(spark: Any) -> bool:
 def attach(frame: Any, name: str) -> Any:
     """``frame`` with its sums observed under ``name`` (new, unused). Raises (py4j) when a
     column has no rows-v1 text; the message names the column."""
-    from pyspark.sql.classic.dataframe import DataFrame
-
-    session = _compat.session_of(frame)
-    return DataFrame(_observations(session).attach(frame._jdf, name), session)  # noqa: SLF001
+    node = _observations(_compat.session_of(frame))
+    return _compat.map_jdf(frame, lambda jdf: node.attach(jdf, name))
 
 
 def read(spark: Any, name: str, *, forget: bool = True) -> ObservedSums:

@@ -3,14 +3,16 @@
 :class:`SumsObserver` attaches ``ubunye_rows_v1_sums(*)`` to a DataFrame with
 ``DataFrame.observe`` and, after an action ran the observed plan (a write),
 turns the observed sums into a :class:`~ubunye.hashing.fingerprint.Fingerprint`.
+One path per kind of session, each a class below, picked once per frame by
+:meth:`SumsObserver.path_for` (the handle keeps it for reading and discarding):
 
-- Classic sessions with the plugin: the plugin's planner node
+- Classic sessions with the plugin (``_PlannedPath``): the plugin's planner node
   (:mod:`ubunye.spark.observations`), which hashes inside the stage's generated
   code; its sums are in the driver when the action returns.
-- Classic sessions without it (an older jar on the driver): a classic
+- Classic sessions without it (an older jar on the driver, ``_ObservationPath``): a classic
   ``Observation``; its metrics reach the driver through the listener bus, so
   reading them waits (bounded) for the bus.
-- Spark Connect: by observation *name*: the metrics come back in the response
+- Spark Connect (``_ConnectPath``): by observation *name*: the metrics come back in the response
   of the action (``executionInfo.flows``), which :meth:`SumsObserver.after_write`
   keeps. (Not an ``Observation`` object: pyspark's Connect client merges the
   Observations of a union's or join's two sides into one dict, so a frame
@@ -26,6 +28,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
+from ubunye.hashing.digest import LaneSums
 from ubunye.spark import _compat, observations
 
 METRIC = "rows_v1"
@@ -39,94 +42,167 @@ class Observed:
     """What :meth:`SumsObserver.attach` hands back: the handle to read the sums with."""
 
     name: str
-    observation: Any = None  # classic Observation; None on Spark Connect (by name) and when planned
-    planned: bool = False  # observed by the plugin's planner node (ubunye.spark.observations)
+    path: "_Path"  # the one path (kind of session) that observes this frame
+    observation: Any = None  # the classic Observation (path "observation" only)
+
+    @property
+    def planned(self) -> bool:
+        """Observed by the plugin's planner node (:mod:`ubunye.spark.observations`)."""
+        return self.path.kind == "planned"
+
+
+Result = tuple[Any, Optional[str]]  # (Fingerprint, None) or (None, why)
+
+
+class _Path:
+    """One way of observing a frame's sums while a write runs it, for one kind of session."""
+
+    kind = ""
+
+    def attach(self, frame: Any, label: str) -> tuple[Observed, Any]:
+        raise NotImplementedError
+
+    def after_write(self, written: Any) -> None:
+        """Keep what the write's own response carried (Spark Connect only)."""
+
+    def result(self, handle: Observed, frame: Any, spark: Any, wait: bool) -> Result:
+        raise NotImplementedError
+
+    def discard(self, handle: Observed, spark: Any) -> None:
+        """Drop what ``handle`` holds, unread."""
+
+
+class _PlannedPath(_Path):
+    """Classic session whose driver has the plugin's planner node: the sums are taken in the
+    stage's generated code and are in the driver when the write returns."""
+
+    kind = "planned"
+
+    def attach(self, frame: Any, label: str) -> tuple[Observed, Any]:
+        return Observed(label, self), observations.attach(frame, label)
+
+    def result(self, handle: Observed, frame: Any, spark: Any, wait: bool) -> Result:
+        """Without ``wait`` (a frame the run's queries may never have read), no partition
+        reported means not read."""
+        seen = observations.read(spark if spark is not None else _compat.session_of(frame), handle.name)
+        if not wait and seen.partitions == 0:
+            return None, "no query of the run read it"
+        return _fingerprint(frame, LaneSums(seen.rows, seen.a, seen.b)), None
+
+    def discard(self, handle: Observed, spark: Any) -> None:
+        observations.forget(spark, handle.name)
+
+
+class _ObservationPath(_Path):
+    """Classic session without the planner node (an older jar on the driver): a classic
+    ``Observation`` of the native aggregate; its metrics come through the listener bus."""
+
+    kind = "observation"
+
+    def attach(self, frame: Any, label: str) -> tuple[Observed, Any]:
+        column = metric_column(frame)
+        observation = _compat.new_observation(frame, label)
+        return Observed(label, self, observation), _compat.observe(frame, observation, column)
+
+    def result(self, handle: Observed, frame: Any, spark: Any, wait: bool) -> Result:
+        arrived = _compat.observation_arrived(
+            handle.observation, spark, WAIT_SEC if wait else 0.0, 0 if wait else DRAIN_MS)
+        if not arrived:
+            return None, "the observed metrics did not arrive"
+        return _fingerprint(frame, _compat.observation_metrics(handle.observation)[METRIC]), None
+
+
+class _ConnectPath(_Path):
+    """Spark Connect: observed by *name*; the metrics come back in the write's own response
+    (not an ``Observation`` object: pyspark's Connect client merges the Observations of a
+    union's or join's two sides into one dict, so a frame observed that way and then joined
+    with itself fails)."""
+
+    kind = "connect"
+
+    def __init__(self) -> None:
+        self._flows: dict[str, Mapping[str, Any]] = {}  # metrics by observation name
+
+    def attach(self, frame: Any, label: str) -> tuple[Observed, Any]:
+        return Observed(label, self), frame.observe(label, metric_column(frame))
+
+    def after_write(self, written: Any) -> None:
+        self._flows.update(_compat.connect_flows(written))
+
+    def result(self, handle: Observed, frame: Any, spark: Any, wait: bool) -> Result:
+        metrics = self._flows.pop(handle.name, None)
+        if metrics is None:
+            return None, "no observed metrics came back with the write"
+        return _fingerprint(frame, metrics[METRIC]), None
+
+    def discard(self, handle: Observed, spark: Any) -> None:
+        self._flows.pop(handle.name, None)
 
 
 class SumsObserver:
-    """Observes the native sums on frames of one session and reads them back."""
+    """Observes the native sums on frames of one session and reads them back.
+
+    :meth:`path_for` picks, once per frame, the one path its session takes (planner node,
+    classic ``Observation``, Spark Connect); the handle remembers it, so reading and
+    discarding go to that same path.
+    """
 
     def __init__(self) -> None:
-        self._flows: dict[str, Mapping[str, Any]] = {}  # Spark Connect: metrics by name
+        self._planned, self._observation, self._connect = _PlannedPath(), _ObservationPath(), _ConnectPath()
+
+    def path_for(self, frame: Any) -> _Path:
+        """The path that observes ``frame``: by the kind of its session and its driver's jar."""
+        if _compat.is_connect(frame):
+            return self._connect
+        if observations.available(_compat.session_of(frame)):
+            return self._planned
+        return self._observation
 
     def attach(self, frame: Any, name: str) -> tuple[Optional[Observed], Any, Optional[str]]:
         """``(handle, observed frame, None)``, or ``(None, frame, why)`` when the sums
         cannot be observed (a column type with no canonical text, ...)."""
         label = f"ubunye_{name}_{uuid.uuid4().hex[:8]}"
         try:
-            if not _compat.is_connect(frame) and observations.available(_compat.session_of(frame)):
-                return Observed(label, planned=True), observations.attach(frame, label), None
-            column = metric_column(frame)
-            if _compat.is_connect(frame):
-                return Observed(label), frame.observe(label, column), None
-            observation = _compat.new_observation(frame, label)
-            return Observed(label, observation), _compat.observe(frame, observation, column), None
+            handle, observed = self.path_for(frame).attach(frame, label)
         except Exception as exc:  # noqa: BLE001 - the caller hashes in a pass of its own and says why
             return None, frame, _one_line(exc)
+        return handle, observed, None
 
     def after_write(self, written: Any) -> None:
         """Keep the metrics a Spark Connect action on ``written`` carried back."""
         if _compat.is_connect(written):
-            self._flows.update(_compat.connect_flows(written))
+            self._connect.after_write(written)
 
-    def result(self, handle: Observed, frame: Any, *, spark: Any = None, wait: bool = True) -> tuple[Any, Optional[str]]:
+    def result(self, handle: Observed, frame: Any, *, spark: Any = None, wait: bool = True) -> Result:
         """The observed sums of ``frame`` as a Fingerprint, or ``(None, why)``.
 
         ``wait``: the observed plan surely ran (a write of it returned), so wait for
         its metrics; otherwise only drain the listener bus and take what is there
         (a frame the run's queries may never have read).
         """
-        if handle.planned:
-            return self._planned_result(handle, frame, spark, wait)
-        if handle.observation is None:
-            metrics = self._flows.get(handle.name)
-            if metrics is None:
-                return None, "no observed metrics came back with the write"
-        else:
-            arrived = _compat.observation_arrived(
-                handle.observation, spark, WAIT_SEC if wait else 0.0, 0 if wait else DRAIN_MS)
-            if not arrived:
-                return None, "the observed metrics did not arrive"
-            try:
-                metrics = _compat.observation_metrics(handle.observation)
-            except Exception as exc:  # noqa: BLE001
-                return None, _one_line(exc)
         try:
-            from ubunye.spark import fingerprint_from_sums
-
-            return fingerprint_from_sums(frame.schema, metrics[METRIC]), None
+            return handle.path.result(handle, frame, spark, wait)
         except Exception as exc:  # noqa: BLE001
             return None, _one_line(exc)
 
     def discard(self, handle: Observed, spark: Any) -> None:
         """Drop what ``handle`` holds, unread (the write it observed failed)."""
-        self._flows.pop(handle.name, None)
-        if handle.planned:
-            try:
-                observations.forget(spark, handle.name)
-            except Exception:  # noqa: BLE001 - the write's own error is the one to report
-                pass
-
-    @staticmethod
-    def _planned_result(handle: Observed, frame: Any, spark: Any, wait: bool) -> tuple[Any, Optional[str]]:
-        """The sums of a frame observed by the planner node. Without ``wait`` (a frame
-        the run's queries may never have read), no partition reported means not read."""
         try:
-            from ubunye.hashing.digest import LaneSums
-            from ubunye.spark import fingerprint_from_sums
+            handle.path.discard(handle, spark)
+        except Exception:  # noqa: BLE001 - the write's own error is the one to report
+            pass
 
-            seen = observations.read(spark if spark is not None else _compat.session_of(frame), handle.name)
-            if not wait and seen.partitions == 0:
-                return None, "no query of the run read it"
-            return fingerprint_from_sums(frame.schema, LaneSums(seen.rows, seen.a, seen.b)), None
-        except Exception as exc:  # noqa: BLE001
-            return None, _one_line(exc)
+
+def _fingerprint(frame: Any, sums: Any) -> Any:
+    from ubunye.spark.fingerprint import fingerprint_from_sums
+
+    return fingerprint_from_sums(frame.schema, sums)
 
 
 def metric_column(frame: Any) -> Any:
     """The observed Column, ``ubunye_rows_v1_sums(*) AS rows_v1``, built once per session
     (it names no frame; on a classic session building it costs py4j round trips)."""
-    from ubunye.spark import rows_v1_sums_column
+    from ubunye.spark.native import rows_v1_sums_column
 
     return _compat.remembered(_compat.frame_memo(frame), _METRIC_COLUMN, lambda: rows_v1_sums_column(frame).alias(METRIC))
 

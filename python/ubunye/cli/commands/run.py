@@ -57,7 +57,7 @@ def package_tasks(package_dir: Path) -> list[str]:
 @click.option("--backend", type=click.Choice(["spark", "pandas"]), default=None,
               help="Backend (default: the config's ENGINE.backend, else spark).")
 @click.option("--hash-engine", type=click.Choice(["spark-native", "spark-sql"]), default=None,
-              help="Force a Spark hash engine (spark-sql: the built-in-functions fallback).")
+              help="Force a Spark hash engine (spark-sql: the mapInArrow fallback, no plugin jar).")
 @click.option("--lineage", is_flag=True, help="Write a run record per task.")
 @click.option("--lineage-dir", default=".ubunye/lineage", show_default=True,
               help="Where records go, relative to the usecase dir.")

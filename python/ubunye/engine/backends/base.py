@@ -62,6 +62,9 @@ class Backend(abc.ABC):
     time_zone: Optional[str] = None
     spark: Any = None
 
+    def close(self) -> None:
+        """Put back what the backend changed outside the run (a found Spark session's settings)."""
+
     def check_spec(self, spec: IOSpec) -> None:
         """Refuse (before anything runs) an input or output this backend cannot do."""
         if spec.format not in self.formats:

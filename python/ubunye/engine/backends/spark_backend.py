@@ -67,15 +67,21 @@ class SparkBackend(Backend):
         spark_conf: Optional[Mapping[str, str]] = None,
         hash_engine: Optional[str] = None,
     ) -> None:
-        self.spark = get_session(spark, time_zone=time_zone, spark_conf=spark_conf or {})
-        self.time_zone = str(self.spark.conf.get("spark.sql.session.timeZone"))
         if hash_engine not in (None, "spark-native", "spark-sql"):
             raise ValueError(f"unknown Spark hash engine {hash_engine!r}: expected spark-native or spark-sql")
+        self.spark, self._changes = get_session(
+            spark, time_zone=time_zone, spark_conf=spark_conf or {}, want_plugin=hash_engine != "spark-sql")
+        self.time_zone = str(self.spark.conf.get("spark.sql.session.timeZone"))
         self.hash_engine = hash_engine
         self._native: Optional[bool] = None
         from ubunye.spark.observe import SumsObserver
 
         self._observer = SumsObserver()
+
+    def close(self) -> None:
+        """Put back the settings this run changed on a session it did not start."""
+        if self._changes is not None:
+            self._changes.restore()
 
     # --- reading -----------------------------------------------------------
     def read(self, spec: IOSpec) -> ReadResult:
