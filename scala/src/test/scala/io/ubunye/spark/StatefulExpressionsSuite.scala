@@ -79,7 +79,7 @@ class StatefulExpressionsSuite extends AnyFunSuite {
     val factories: Seq[(String, Seq[Expression] => UnsafeProjection)] = Seq(
       "interpreted" -> (e => InterpretedUnsafeProjection.createProjection(e)),
       "generated" -> (e => GenerateUnsafeProjection.generate(e, true)))
-    for ((kind, make, read, expected) <- kinds; (mode, factory) <- factories) {
+    val wrong = for ((kind, make, read, expected) <- kinds; (mode, factory) <- factories) yield {
       val label = s"$kind, $mode"
       val gate = new Gate
       val shared = make(GatedStruct(struct, gate)) // one instance, in both projections
@@ -90,14 +90,15 @@ class StatefulExpressionsSuite extends AnyFunSuite {
       var failure: Throwable = null
       val t1 = new Thread(() => try first = read(p1(gated)) catch { case e: Throwable => failure = e })
       t1.start()
-      // the second thread runs while the first is in the middle of its row's line
+      // this thread runs its rows while the other is in the middle of its row's line
       assert(gate.inside.await(20, TimeUnit.SECONDS), s"$label: the first row never reached the gate")
       val second = try others.map(r => read(p2(r))) finally gate.release.countDown()
       t1.join(20000)
       assert(failure == null, s"$label: $failure")
-      assert(first == expected(gated), s"$label: the first thread's row")
-      assert(second == others.map(expected), s"$label: the second thread's rows")
+      Seq(s"$label: the other thread's row" -> (first == expected(gated)),
+        s"$label: this thread's rows" -> (second == others.map(expected)))
     }
+    assert(wrong.flatten.filterNot(_._2).map(_._1).isEmpty, "wrong results")
   }
 }
 
