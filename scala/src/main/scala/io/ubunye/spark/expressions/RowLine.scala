@@ -42,6 +42,11 @@ case class RowLine(child: Expression) extends UnaryExpression with CodegenFallba
 
   @transient private lazy val kernel = RowsV1Plan(child.dataType.asInstanceOf[StructType]).newKernel()
 
+  /** The kernel (its line buffer and SHA-256 state) is reused row after row: Spark
+    * gives every projection a fresh copy instead of sharing this instance.
+    */
+  override def stateful: Boolean = true
+
   override def eval(input: InternalRow): Any =
     UTF8String.fromBytes(kernel.lineBytes(child.eval(input).asInstanceOf[InternalRow]))
 

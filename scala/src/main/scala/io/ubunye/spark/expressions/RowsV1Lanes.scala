@@ -16,7 +16,7 @@ import org.apache.spark.sql.types._
   *
   * The returned row is reused by the kernel: read it before the next row (the
   * aggregates take both lanes out at once, once per row thanks to common
-  * subexpression elimination).
+  * subexpression elimination). Stateful: see [[stateful]].
   */
 case class RowsV1Lanes(child: Expression) extends UnaryExpression {
 
@@ -27,6 +27,12 @@ case class RowsV1Lanes(child: Expression) extends UnaryExpression {
 
   @transient private lazy val plan = RowsV1Plan(child.dataType.asInstanceOf[StructType])
   @transient private lazy val kernel = plan.newKernel()
+
+  /** The interpreted path reuses its kernel (line buffer, SHA-256 state, lanes row)
+    * row after row: Spark gives every projection a fresh copy instead of sharing this
+    * instance. (Generated code keeps a kernel of its own per generated object.)
+    */
+  override def stateful: Boolean = true
 
   override def eval(input: InternalRow): Any = {
     kernel.hashRow(child.eval(input).asInstanceOf[InternalRow])

@@ -1,5 +1,6 @@
 package io.ubunye.spark.observe
 
+import java.lang.ref.{ReferenceQueue, WeakReference}
 import java.util.concurrent.ConcurrentHashMap
 
 import io.ubunye.spark.rowsv1.{Kinds, RowsV1Error}
@@ -12,9 +13,31 @@ import org.apache.spark.sql.ubunye.PlanFrames
   * Like `DataFrame.observe` with `ubunye_rows_v1_sums(*)`, but computed inside the
   * stage's generated code rather than by Spark's observation accumulator, and a
   * partition run twice counts once.
+  *
+  * An observation lives as long as a frame can still run it: its name holds its sums
+  * weakly, the frame's plan (the [[RowsV1Observed]] node, in every frame built on the
+  * observed one) strongly. Once no frame holds them and the JVM collected them, the
+  * name is released (on the next call of this object), whether or not anything was
+  * ever written or read: a frame attached and dropped leaks nothing.
   */
 object RowsV1Observations {
-  private val observed = new ConcurrentHashMap[String, RowsV1SumsAccumulator]()
+  /** An observation's name and its sums, held weakly. */
+  private final class Entry(val id: String, sums: RowsV1SumsAccumulator)
+    extends WeakReference[RowsV1SumsAccumulator](sums, collected)
+
+  /** Where the JVM puts the entries whose sums no frame holds any more. */
+  private val collected = new ReferenceQueue[RowsV1SumsAccumulator]()
+  private val observed = new ConcurrentHashMap[String, Entry]()
+
+  /** Drops the names whose sums were collected (a name taken again since stays). */
+  private def release(): Unit = {
+    var r = collected.poll()
+    while (r != null) {
+      val e = r.asInstanceOf[Entry]
+      observed.remove(e.id, e)
+      r = collected.poll()
+    }
+  }
 
   /** `df` with its sums observed under `id` (a name not in use). Fails, naming the
     * column, when a column has no rows-v1 text.
@@ -25,8 +48,12 @@ object RowsV1Observations {
       case Right(_) =>
     }
     install(df.sparkSession)
+    release()
     val sums = new RowsV1SumsAccumulator
-    if (observed.putIfAbsent(id, sums) != null) {
+    val entry = new Entry(id, sums)
+    val before = observed.putIfAbsent(id, entry)
+    // a name whose frame was collected but not yet released is free again
+    if (before != null && !(before.get() == null && observed.replace(id, before, entry))) {
       throw new IllegalArgumentException(s"observation '$id' is already in use")
     }
     df.sparkSession.sparkContext.register(sums, s"ubunye rows_v1 $id")
@@ -50,14 +77,25 @@ object RowsV1Observations {
   }
 
   /** Drops `id` (after its result was read, or when its write failed). */
-  def forget(id: String): Unit = observed.remove(id)
+  def forget(id: String): Unit = {
+    release()
+    observed.remove(id)
+  }
 
-  /** How many observations are attached and not yet forgotten. */
-  def pending: Int = observed.size
+  /** How many observations are attached and not yet forgotten, nor released with the
+    * last frame that held them.
+    */
+  def pending: Int = {
+    release()
+    observed.size
+  }
 
   private def accumulator(id: String): RowsV1SumsAccumulator = {
-    val sums = observed.get(id)
-    if (sums == null) throw new NoSuchElementException(s"no rows-v1 observation '$id'")
+    release()
+    val entry = observed.get(id)
+    val sums = if (entry == null) null else entry.get()
+    if (sums == null) throw new NoSuchElementException(
+      s"no rows-v1 observation '$id' (never attached, already read or forgotten, or no frame holds it any more)")
     sums
   }
 

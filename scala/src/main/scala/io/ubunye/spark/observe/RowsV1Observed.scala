@@ -9,7 +9,9 @@ import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, UnaryNode}
   *
   * @param id the observation's name in [[RowsV1Observations]]
   * @param sums where the executed plan adds the sums (planning needs no lookup, so a
-  *   plan planned again after the result was read still runs)
+  *   plan planned again after the result was read still runs). Held strongly only by
+  *   this node (and the physical plans made from it): [[RowsV1Observations]] releases
+  *   the name once no plan holds them
   */
 case class RowsV1Observed(id: String, sums: RowsV1SumsAccumulator, child: LogicalPlan) extends UnaryNode {
   override def output: Seq[Attribute] = child.output
