@@ -111,3 +111,32 @@ def test_registered_engine_is_used(reference_csv: Path, monkeypatch: pytest.Monk
     out = json.loads(invoke(str(reference_csv), "--engine", "fake", "--json").output)
     assert calls == [(reference_csv, None)]
     assert (out["row_count"], out["engine"]) == (7, "fake")
+
+
+def test_folder_of_csv_and_json_is_refused_in_one_line(tmp_path: Path) -> None:
+    """It used to read both as csv (the json line became a header) and exit 0."""
+    folder = tmp_path / "out"
+    folder.mkdir()
+    (folder / "part-0.csv").write_text("id\n1\n", encoding="utf-8")
+    (folder / "part-1.json").write_text('{"id": 2}\n', encoding="utf-8")
+    (folder / "_SUCCESS").write_text("", encoding="utf-8")
+    for engine in ("pandas", "arrow"):
+        result = invoke(str(folder), "--engine", engine)
+        assert result.exit_code == 2, result.output
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and "part-0.csv" in lines[0] and "part-1.json" in lines[0]
+        assert str(folder) in lines[0] and "--format" in lines[0]
+
+
+def test_readme_beside_csv_parts_is_refused_and_format_reads_every_file(tmp_path: Path) -> None:
+    folder = tmp_path / "out"
+    folder.mkdir()
+    (folder / "part-0.csv").write_text("id\n1\n2\n", encoding="utf-8")
+    (folder / "README.txt").write_text("id\n3\n", encoding="utf-8")
+    result = invoke(str(folder), "--json")
+    assert result.exit_code == 2 and "README.txt" in result.output and "part-0.csv" in result.output
+    result = invoke(str(folder), "--format", "csv", "--json")
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    table = pa.table({"id": pa.array([3, 1, 2], pa.int32())})
+    assert (out["row_count"], out["data_hash"]) == (3, fingerprint(table).data_hash)
