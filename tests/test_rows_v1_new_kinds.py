@@ -206,8 +206,10 @@ def test_day_text_agrees_with_civil_arithmetic_and_python(days: int) -> None:
 
 def test_sliced_struct_with_a_null_field_and_temporal_values() -> None:
     """pyarrow's nested cast fails (or aborts) on such a slice; the values are read from a copy."""
-    t = pa.struct([("z", pa.null()), ("m", pa.map_(pa.timestamp("us"), pa.date32()))])
-    column = pa.array([{"m": [(0, 0)]}, {"m": [(345_000_000_000_000_000, 2_932_897)]}, None], t)
+    inner = pa.struct([("z", pa.null()), ("v", pa.decimal128(4, 2))])
+    t = pa.struct([("n", inner), ("m", pa.map_(pa.timestamp("us"), pa.date32()))])
+    column = pa.array([{"n": {}, "m": [(0, 0)]}, {"n": {}, "m": [(345_000_000_000_000_000, 2_932_897)]},
+                       {"n": {}, "m": None}], t)
     table = pa.table({"s": column}).slice(1, 2)
-    want = ['{"s":{"m":{"+12902-08-13T13:20:00.000000":"+10000-01-01"}}}', "{}"]
+    want = ['{"s":{"n":{},"m":{"+12902-08-13T13:20:00.000000":"+10000-01-01"}}}', '{"s":{"n":{}}}']
     assert arrow_lines(table) == reference_lines(table) == want
