@@ -140,3 +140,18 @@ def test_readme_beside_csv_parts_is_refused_and_format_reads_every_file(tmp_path
     out = json.loads(result.output)
     table = pa.table({"id": pa.array([3, 1, 2], pa.int32())})
     assert (out["row_count"], out["data_hash"]) == (3, fingerprint(table).data_hash)
+
+
+def test_the_spark_engine_detects_the_format_by_the_same_rule(tmp_path: Path) -> None:
+    from ubunye.io import UnreadablePath
+    from ubunye.spark.cli import spark_format
+
+    folder = tmp_path / "out"
+    folder.mkdir()
+    (folder / "part-0.snappy.parquet").write_bytes(b"")
+    (folder / "part-1.parquet").write_bytes(b"")
+    assert spark_format(folder, None) == "parquet"
+    (folder / "part-2.json").write_text("{}\n", encoding="utf-8")
+    with pytest.raises(UnreadablePath, match="part-0.snappy.parquet: parquet, part-2.json: json"):
+        spark_format(folder, None)
+    assert spark_format(folder, "json") == "json"
