@@ -2,22 +2,52 @@
 
 The native aggregate's SQL forms are checked too: ``ubunye_rows_v1(*)`` returns
 the data hash and ``ubunye_row_line(*)`` the fixture's canonical lines.
+
+A fixture pyspark cannot take as Python values (columns with an Arrow type of
+their own, such as ``uint8``; years ``datetime`` cannot hold) reaches Spark as
+the fixture format says: Spark reads a parquet file written from the Arrow table.
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 
 import ubunye
 from ubunye.spark import fingerprint_spark
 from ubunye.spark.native import row_line_column, rows_v1_hash_column
 from ubunye.spark.testing import fixture_dataframe
-from ubunye.testing.fixtures import fixtures_dir, load_fixture
+from ubunye.hashing.temporal import Days, Micros
+from ubunye.testing.fixtures import Fixture, fixtures_dir, load_fixture
 
 FIXTURE_PATHS = sorted(fixtures_dir().glob("*.json"))
 ENGINES = ("spark-native", "spark-sql")
+
+
+def through_parquet(fx: Fixture) -> bool:
+    """Whether ``fx`` is built from parquet: own Arrow types, or values ``datetime`` cannot hold."""
+    far = any(isinstance(v, (Days, Micros)) for row in fx.rows for v in row.values())
+    return fx.arrow_typed or far
+
+
+def spark_frame(spark: Any, fx: Fixture, folder: Path) -> Any:
+    """The fixture as a Spark DataFrame, with the fixture's Spark types (checked when read from parquet)."""
+    if not through_parquet(fx):
+        return fixture_dataframe(spark, fx)
+    path = folder / f"{fx.name}.parquet"
+    pq.write_table(fx.arrow_table(), path)
+    df = spark.read.parquet(str(path))
+    want = spark.createDataFrame([], fx.spark_ddl()).schema
+    assert [(f.name, f.dataType) for f in df.schema] == [(f.name, f.dataType) for f in want]
+    return df
+
+
+def test_the_new_fixtures_go_through_parquet() -> None:
+    names = {p.stem for p in FIXTURE_PATHS if through_parquet(load_fixture(p))}
+    assert {"unsigned_ints", "far_years"} <= names
 
 
 def check(fp: Any, fx: Any, engine: str) -> None:
@@ -34,9 +64,9 @@ def check(fp: Any, fx: Any, engine: str) -> None:
 
 
 @pytest.mark.parametrize("path", FIXTURE_PATHS, ids=[p.stem for p in FIXTURE_PATHS])
-def test_fixture_digest_on_native_and_fallback(spark: Any, path: Any) -> None:
+def test_fixture_digest_on_native_and_fallback(spark: Any, path: Any, tmp_path: Path) -> None:
     fx = load_fixture(path)
-    df = fixture_dataframe(spark, fx).cache()
+    df = spark_frame(spark, fx, tmp_path).cache()
     try:
         for engine in ENGINES:
             check(fingerprint_spark(df, engine=engine), fx, engine)
@@ -61,10 +91,11 @@ def test_fixture_digest_on_pandas(path: Any) -> None:
 
 
 @pytest.mark.parametrize("name", ["reference_3rows", "strings", "maps", "map_temporal_keys",
-                                  "doubles", "floats32", "structs", "names", "no_columns_rows"])
-def test_native_sql_functions_give_the_fixture_hash_and_lines(spark: Any, name: str) -> None:
+                                  "doubles", "floats32", "structs", "names", "no_columns_rows",
+                                  "unsigned_ints", "far_years"])
+def test_native_sql_functions_give_the_fixture_hash_and_lines(spark: Any, name: str, tmp_path: Path) -> None:
     fx = load_fixture(fixtures_dir() / f"{name}.json")
-    df = fixture_dataframe(spark, fx)
+    df = spark_frame(spark, fx, tmp_path)
     assert df.agg(rows_v1_hash_column(df)).collect()[0][0] == fx.expect.data_hash
     lines = [r[0] for r in df.select(row_line_column(df)).collect()]
     assert sorted(lines) == sorted(fx.expect.lines or [])

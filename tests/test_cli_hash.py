@@ -93,11 +93,11 @@ def test_unknown_engine_and_format_are_usage_errors(reference_csv: Path) -> None
 
 def test_unhashable_data_exits_1_with_error(tmp_path: Path) -> None:
     path = tmp_path / "u.parquet"
-    write_table(pa.table({"u": pa.array([1], pa.uint32())}), path)
+    write_table(pa.table({"u": pa.array([1], pa.time32("s"))}), path)
     result = invoke(str(path), "--json")
     assert result.exit_code == 1
     out = json.loads(result.output)
-    assert out["data_hash"] is None and "'u'" in out["error"] and "uint32" in out["error"]
+    assert out["data_hash"] is None and "'u'" in out["error"] and "time32" in out["error"]
 
 
 def test_registered_engine_is_used(reference_csv: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -111,3 +111,47 @@ def test_registered_engine_is_used(reference_csv: Path, monkeypatch: pytest.Monk
     out = json.loads(invoke(str(reference_csv), "--engine", "fake", "--json").output)
     assert calls == [(reference_csv, None)]
     assert (out["row_count"], out["engine"]) == (7, "fake")
+
+
+def test_folder_of_csv_and_json_is_refused_in_one_line(tmp_path: Path) -> None:
+    """It used to read both as csv (the json line became a header) and exit 0."""
+    folder = tmp_path / "out"
+    folder.mkdir()
+    (folder / "part-0.csv").write_text("id\n1\n", encoding="utf-8")
+    (folder / "part-1.json").write_text('{"id": 2}\n', encoding="utf-8")
+    (folder / "_SUCCESS").write_text("", encoding="utf-8")
+    for engine in ("pandas", "arrow"):
+        result = invoke(str(folder), "--engine", engine)
+        assert result.exit_code == 2, result.output
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and "part-0.csv" in lines[0] and "part-1.json" in lines[0]
+        assert str(folder) in lines[0] and "--format" in lines[0]
+
+
+def test_readme_beside_csv_parts_is_refused_and_format_reads_every_file(tmp_path: Path) -> None:
+    folder = tmp_path / "out"
+    folder.mkdir()
+    (folder / "part-0.csv").write_text("id\n1\n2\n", encoding="utf-8")
+    (folder / "README.txt").write_text("id\n3\n", encoding="utf-8")
+    result = invoke(str(folder), "--json")
+    assert result.exit_code == 2 and "README.txt" in result.output and "part-0.csv" in result.output
+    result = invoke(str(folder), "--format", "csv", "--json")
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    table = pa.table({"id": pa.array([3, 1, 2], pa.int32())})
+    assert (out["row_count"], out["data_hash"]) == (3, fingerprint(table).data_hash)
+
+
+def test_the_spark_engine_detects_the_format_by_the_same_rule(tmp_path: Path) -> None:
+    from ubunye.io import UnreadablePath
+    from ubunye.spark.cli import spark_format
+
+    folder = tmp_path / "out"
+    folder.mkdir()
+    (folder / "part-0.snappy.parquet").write_bytes(b"")
+    (folder / "part-1.parquet").write_bytes(b"")
+    assert spark_format(folder, None) == "parquet"
+    (folder / "part-2.json").write_text("{}\n", encoding="utf-8")
+    with pytest.raises(UnreadablePath, match="part-0.snappy.parquet: parquet, part-2.json: json"):
+        spark_format(folder, None)
+    assert spark_format(folder, "json") == "json"

@@ -183,3 +183,117 @@ def test_write_json_lines_round_trip_keeps_digits(tmp_path: Path) -> None:
 def test_write_csv_refuses_binary_and_nested(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="'b'"):
         write_table(pa.table({"b": [b"x"]}), tmp_path / "t.csv")
+
+
+# ---------------------------------------------------------------- folders, as Spark reads them
+
+
+def _reference_parts(folder: Path, *names: str) -> None:
+    """The reference table in two csv parts (each with the header), under ``names``."""
+    lines = REFERENCE_CSV.splitlines()
+    folder.mkdir(exist_ok=True)
+    texts = ["\n".join(lines[:2]) + "\n", "\n".join([lines[0], *lines[2:]]) + "\n"]
+    for name, text in zip(names, texts):
+        if name.endswith(".gz"):
+            import gzip
+
+            (folder / name).write_bytes(gzip.compress(text.encode("utf-8")))
+        elif name.endswith(".bz2"):
+            import bz2
+
+            (folder / name).write_bytes(bz2.compress(text.encode("utf-8")))
+        else:
+            (folder / name).write_text(text, encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "extra, named",
+    [
+        ({"part-1.json": '{"id": 9}\n'}, ("part-0.csv", "part-1.json")),
+        ({"README.txt": "about these files\n"}, ("README.txt", "part-0.csv")),
+        ({"part-2": "id\n7\n"}, ("part-0.csv", "part-2")),
+    ],
+    ids=["csv-and-json", "readme-beside-csv", "no-suffix"],
+)
+def test_folder_of_mixed_formats_is_refused_naming_two_files(
+    tmp_path: Path, extra: dict[str, str], named: tuple[str, str]
+) -> None:
+    folder = tmp_path / "out"
+    _reference_parts(folder, "part-0.csv")
+    for name, text in extra.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    with pytest.raises(UnreadablePath) as info:
+        read_table(folder)
+    message = str(info.value)
+    assert "\n" not in message and str(folder) in message and "different formats" in message
+    assert all(name in message for name in named), message
+
+
+def test_hidden_and_underscore_files_are_ignored_as_spark_ignores_them(tmp_path: Path) -> None:
+    folder = tmp_path / "out"
+    _reference_parts(folder, "part-0.csv", "part-1.csv")
+    (folder / "_SUCCESS").write_text("", encoding="utf-8")
+    (folder / ".part-0.csv.crc").write_bytes(b"\x00crc")
+    (folder / "_committed_1").write_text("{}", encoding="utf-8")
+    (folder / ".hidden").mkdir()
+    assert fingerprint(read_table(folder)).data_hash == REFERENCE.expect.data_hash
+
+
+def test_with_a_format_every_visible_file_is_read_in_it(tmp_path: Path) -> None:
+    """Spark with ``format("csv")`` reads README.txt as csv too: so does ``read_table``."""
+    folder = tmp_path / "out"
+    _reference_parts(folder, "part-0.csv", "part-1.txt")
+    (folder / "_SUCCESS").write_text("", encoding="utf-8")
+    assert fingerprint(read_table(folder, "csv")).data_hash == REFERENCE.expect.data_hash
+    (folder / "notes").write_text("id,name\n99,x\n", encoding="utf-8")
+    table = read_arrow(folder, "csv")
+    assert sorted(table.column("id").to_pylist()) == [1, 2, 3, 99]
+
+
+@pytest.mark.parametrize("names", [("part-0.csv.gz", "part-1.csv"), ("part-0.csv.bz2", "part-1.csv.gz")])
+def test_compressed_csv_parts_are_one_format_and_decompressed(tmp_path: Path, names: tuple[str, str]) -> None:
+    folder = tmp_path / "out"
+    _reference_parts(folder, *names)
+    assert fingerprint(read_table(folder)).data_hash == REFERENCE.expect.data_hash
+
+
+def test_compressed_json_lines(tmp_path: Path) -> None:
+    import gzip
+
+    folder = tmp_path / "out"
+    folder.mkdir()
+    (folder / "part-0.json.gz").write_bytes(gzip.compress(b'{"a": 1}\n'))
+    (folder / "part-1.json").write_text('{"a": 2}\n', encoding="utf-8")
+    assert canonical_lines(read_arrow(folder)) == ['{"a":1}', '{"a":2}']
+
+
+def test_a_compression_this_reader_cannot_read_is_refused_by_name(tmp_path: Path) -> None:
+    folder = tmp_path / "out"
+    _reference_parts(folder, "part-0.csv", "part-1.csv")
+    (folder / "part-2.csv.zst").write_bytes(b"(\xb5/\xfd")
+    with pytest.raises(UnreadablePath) as info:
+        read_table(folder)
+    assert "part-2.csv.zst" in str(info.value) and ".zst" in str(info.value)
+
+
+def test_snappy_parquet_and_plain_parquet_parts_are_one_format(tmp_path: Path) -> None:
+    fx = FIXTURES["mixed_random_1000"]
+    table = fx.arrow_table()
+    folder = tmp_path / "out"
+    folder.mkdir()
+    pq.write_table(table.slice(0, 400), folder / "part-0.snappy.parquet", compression="snappy")
+    pq.write_table(table.slice(400), folder / "part-1.parquet", compression="none")
+    (folder / "_SUCCESS").write_text("", encoding="utf-8")
+    fp = fingerprint(read_table(folder))
+    assert (fp.row_count, fp.data_hash) == (fx.expect.row_count, fx.expect.data_hash)
+    (folder / "part-2.csv").write_text("a\n1\n", encoding="utf-8")
+    with pytest.raises(UnreadablePath, match="part-0.snappy.parquet: parquet, part-2.csv: csv"):
+        read_table(folder)
+
+
+def test_a_single_file_with_a_data_suffix_before_another_is_not_taken_for_it(tmp_path: Path) -> None:
+    path = tmp_path / "table.csv.txt"
+    path.write_text(REFERENCE_CSV, encoding="utf-8")
+    with pytest.raises(UnreadablePath, match="cannot tell the format"):
+        read_table(path)
+    assert fingerprint(read_table(path, "csv")).data_hash == REFERENCE.expect.data_hash

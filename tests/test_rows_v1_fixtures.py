@@ -6,6 +6,8 @@ object with ``collect()`` and ``schema``).
 """
 from __future__ import annotations
 
+import filecmp
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,8 +17,11 @@ from ubunye.hashing.arrow import line_array
 from ubunye.hashing.arrow_types import arrow_schema_kinds
 from ubunye.hashing.reference import canonical_line_of, parse_kinds
 from ubunye.testing import Fixture, load_fixtures
+from ubunye.testing.fixtures import fixtures_dir
 
 FIXTURES = load_fixtures()
+# CI checks the repository out beside the shared folder (../shared)
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "rows-v1"
 ENGINES = ("arrow", "rows", "port")
 
 
@@ -47,6 +52,16 @@ def lines(fx: Fixture, engine: str) -> list[str]:
         return line_array(batch[0], kinds).to_pylist()
     kinds = parse_kinds(fx.kinds())
     return [canonical_line_of(row, kinds) for row in fx.rows]
+
+
+def test_project_fixtures_are_the_shared_ones_byte_for_byte() -> None:
+    if not SHARED.is_dir():
+        pytest.skip(f"the shared fixtures are not beside the repository ({SHARED})")
+    ours = sorted(p.name for p in fixtures_dir().glob("*"))
+    theirs = sorted(p.name for p in SHARED.glob("*"))
+    assert ours == theirs
+    _, mismatch, errors = filecmp.cmpfiles(SHARED, fixtures_dir(), theirs, shallow=False)
+    assert (mismatch, errors) == ([], [])
 
 
 def test_all_fixtures_found() -> None:

@@ -129,23 +129,24 @@ def _decimals(arr: "pa.Array", kind: Kind) -> list[Piece]:
     return [arr.cast(pa.string())]
 
 
-# 0001-01-01 and 9999-12-31 in days since 1970-01-01: Spark's (and Python's) range
-MIN_DAY, MAX_DAY = -719_162, 2_932_896
-
-
 def _dates(arr: "pa.Array", kind: Kind) -> list[Piece]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from ubunye.hashing.errors import RowsV1Error
+    from ubunye.hashing.temporal import MAX_DAY, MIN_DAY, day_text
 
     if not pa.types.is_date32(arr.type):
         arr = arr.cast(pa.date32())
-    bounds = pc.min_max(arr.view(pa.int32()) if arr.offset == 0 else arr.cast(pa.int32())).as_py()
-    if bounds["min"] is not None and (bounds["min"] < MIN_DAY or bounds["max"] > MAX_DAY):
-        raise RowsV1Error("a date outside 0001-01-01..9999-12-31 has no canonical text")
-    # Arrow writes date32 as yyyy-MM-dd with a four-digit year
-    return ['"', arr.cast(pa.string()), '"']
+    days = arr.view(pa.int32()) if arr.offset == 0 else arr.cast(pa.int32())
+    bounds = pc.min_max(days).as_py()
+    if bounds["min"] is None or (bounds["min"] >= MIN_DAY and bounds["max"] <= MAX_DAY):
+        # Arrow writes date32 in years 0001..9999 as yyyy-MM-dd with a four-digit year
+        return ['"', arr.cast(pa.string()), '"']
+    # years outside 0001..9999 (rare): Spark's text, computed from the days
+    far = pc.fill_null(pc.or_(pc.less(days, MIN_DAY), pc.greater(days, MAX_DAY)), False)
+    near = pc.if_else(far, pa.scalar(0, pa.int32()), days).cast(pa.date32()).cast(pa.string())
+    texts = pa.array([day_text(d) for d in days.filter(far).to_pylist()], pa.string())
+    return ['"', pc.replace_with_mask(near, far, texts), '"']
 
 
 def _micros(arr: "pa.Array") -> "pa.Array":
@@ -166,13 +167,9 @@ def _micros(arr: "pa.Array") -> "pa.Array":
 
 
 def _timestamps(arr: "pa.Array", kind: Kind) -> list[Piece]:
-    from ubunye.hashing.errors import RowsV1Error
     from ubunye.hashing.fixedtext import timestamp_text
 
-    fast = timestamp_text(_micros(arr), kind.tag == "timestamp")
-    if fast is None:
-        raise RowsV1Error("a timestamp outside years 0001..9999 has no canonical text")
-    return [fast]
+    return [timestamp_text(_micros(arr), kind.tag == "timestamp")]
 
 
 def _nulls(arr: "pa.Array", kind: Kind) -> list[Piece]:
@@ -185,7 +182,9 @@ def _python_column(arr: "pa.Array", kind: Kind) -> list[Piece]:
     """Write each value with the reference writer (binary and nested kinds)."""
     import pyarrow as pa
 
-    texts = [None if v is None else value_text(v, kind) for v in arr.to_pylist()]
+    from ubunye.hashing.temporal import arrow_values
+
+    texts = [None if v is None else value_text(v, kind) for v in arrow_values(arr)]
     return [pa.array(texts, pa.string())]
 
 

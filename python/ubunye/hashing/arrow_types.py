@@ -11,6 +11,11 @@ if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
 
 
+# uint8 -> smallint, uint16 -> int, uint32 -> bigint, uint64 -> decimal(20,0): each value
+# is written as its decimal digits (Arrow's integer-to-string cast, on any of them)
+UNSIGNED_KINDS = {8: K.scalar("int16"), 16: K.scalar("int32"), 32: K.scalar("int64"), 64: K.decimal(20, 0)}
+
+
 def arrow_kind(t: "pa.DataType") -> K.Kind:
     """The kind of an Arrow type; raises :class:`RowsV1Error` if it has none."""
     import pyarrow as pa
@@ -22,6 +27,9 @@ def arrow_kind(t: "pa.DataType") -> K.Kind:
         return K.scalar("bool")
     if pt.is_signed_integer(t):
         return K.scalar(f"int{t.bit_width}")
+    if pt.is_unsigned_integer(t):
+        # the kind Spark reads a parquet unsigned column as (spec section 3)
+        return UNSIGNED_KINDS[t.bit_width]
     if pt.is_float16(t) or pt.is_float32(t):
         return K.scalar("float32")
     if pt.is_float64(t):

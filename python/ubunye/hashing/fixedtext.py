@@ -3,8 +3,8 @@
 Arrow's ``strftime`` costs about a microsecond a value; the civil-date
 arithmetic below (Howard Hinnant's ``civil_from_days``, proleptic Gregorian
 like Spark and Python) writes the digits of a million values in a few tens of
-milliseconds. Years outside 0001..9999 (Spark's range) are left to the caller
-(the function returns None).
+milliseconds. Years outside 0001..9999 (rare) are written one by one from the
+integer microseconds (:mod:`ubunye.hashing.temporal`), only when a chunk holds any.
 """
 from __future__ import annotations
 
@@ -71,17 +71,27 @@ def _to_array(records: "np.ndarray", width: int, valid: "pa.Array") -> "pa.Array
         valid.false_count if bitmap is not None else 0)
 
 
-def timestamp_text(micros: "pa.Array", instant: bool) -> Optional["pa.Array"]:
-    """``"yyyy-MM-ddTHH:mm:ss.ffffff[Z]"`` of microseconds since the epoch (int64), or None."""
+def timestamp_text(micros: "pa.Array", instant: bool) -> "pa.Array":
+    """``"yyyy-MM-ddTHH:mm:ss.ffffff[Z]"`` (quotes included) of microseconds since the epoch (int64).
+
+    Years outside 0001..9999 get Spark's text (``"+10000-01-01T..."``,
+    ``"-0001-..."``); they are written one by one after the vectorised pass.
+    """
     import numpy as np
+
+    from ubunye.hashing.temporal import MAX_DAY, MIN_DAY
 
     valid = micros.is_valid()
     values = micros.fill_null(0).to_numpy().astype(np.int64)
     days = np.floor_divide(values, US_PER_DAY)
+    far = None
+    if len(days) and (days.min() < MIN_DAY or days.max() > MAX_DAY):
+        far = (days < MIN_DAY) | (days > MAX_DAY)
+        far_values = values[far].tolist()
+        values = np.where(far, 0, values)
+        days = np.where(far, 0, days)
     rest = values - days * US_PER_DAY
     year, month, day = civil_from_days(days)
-    if len(year) and (year.min() < 1 or year.max() > 9999):
-        return None
     template = '"0000-00-00T00:00:00.000000' + ('Z"' if instant else '"')
     offsets = [1, 3, 6, 9, 12, 15, 18, 21, 23, 25]
     records = _records(template, offsets, len(values))
@@ -91,4 +101,14 @@ def timestamp_text(micros: "pa.Array", instant: bool) -> Optional["pa.Array"]:
     pairs = _pairs()
     for offset, field in zip(offsets, fields):
         records[f"p{offset}"] = pairs[field]
-    return _to_array(records, len(template), valid)
+    text = _to_array(records, len(template), valid)
+    if far is None:
+        return text
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ubunye.hashing.temporal import micros_text
+
+    suffix = 'Z"' if instant else '"'
+    texts = pa.array(['"' + micros_text(v) + suffix for v in far_values], pa.string())
+    return pc.replace_with_mask(text, pa.array(far), texts)

@@ -13,10 +13,12 @@ decimal(p,s)       ``decimal.Decimal``
 string             ``str``
 binary             ``bytes`` (or ``bytearray`` / ``memoryview``)
 bool               ``bool``
-date               ``datetime.date``
+date               ``datetime.date``, or :class:`~ubunye.hashing.temporal.Days`
+                   (any year, also those ``datetime`` cannot hold)
 timestamp          ``datetime.datetime``: aware ones are converted to UTC,
-                   naive ones are read as UTC wall time
-timestamp_ntz      ``datetime.datetime``, the wall-clock value
+                   naive ones are read as UTC wall time; or
+                   :class:`~ubunye.hashing.temporal.Micros` (UTC, any year)
+timestamp_ntz      ``datetime.datetime``, the wall-clock value; or ``Micros``
 list<t>            ``list`` / ``tuple``
 struct<...>        ``dict`` by field name (missing = null), or a sequence by position
 map<k,v>           ``dict`` or a sequence of ``(key, value)`` pairs
@@ -36,6 +38,7 @@ from ubunye.hashing.errors import RowsV1Error
 from ubunye.hashing.javatext import double_text, float_text
 from ubunye.hashing.jsontext import line_string
 from ubunye.hashing.kinds import Kind, parse_kind
+from ubunye.hashing.temporal import Days, Micros, day_text, days_of, micros_of, micros_text
 
 _DECIMAL_CONTEXT = Context(prec=200)
 _UTC = dt.timezone.utc
@@ -114,7 +117,9 @@ def _binary(value: Any, kind: Kind) -> str:
 
 
 def date_text(value: dt.date) -> str:
-    """``yyyy-MM-dd`` with a four-digit year."""
+    """``yyyy-MM-dd`` with a four-digit year (Spark's year text for a :class:`Days` far out)."""
+    if isinstance(value, Days):
+        return day_text(value)
     if isinstance(value, dt.datetime):
         value = value.date()
     return f"{value.year:04d}-{value.month:02d}-{value.day:02d}"
@@ -133,6 +138,8 @@ def _date(value: Any, kind: Kind) -> str:
 
 
 def _timestamp(value: Any, kind: Kind) -> str:
+    if isinstance(value, Micros):
+        return '"' + micros_text(value) + 'Z"'
     if not isinstance(value, dt.datetime):
         raise TypeError(f"not a datetime: {value!r}")
     if value.tzinfo is not None and value.utcoffset() is not None:
@@ -141,6 +148,8 @@ def _timestamp(value: Any, kind: Kind) -> str:
 
 
 def _timestamp_ntz(value: Any, kind: Kind) -> str:
+    if isinstance(value, Micros):
+        return '"' + micros_text(value) + '"'
     if not isinstance(value, dt.datetime):
         raise TypeError(f"not a datetime: {value!r}")
     return '"' + wall_text(value) + '"'
@@ -217,14 +226,14 @@ def _float32_order(x: Any) -> tuple[int, float, int]:
     return _float_order(float(np.float32(x)))
 
 
-def _instant_order(x: dt.datetime) -> tuple[dt.datetime]:
-    if x.tzinfo is not None and x.utcoffset() is not None:
-        x = x.astimezone(_UTC).replace(tzinfo=None)
-    return (x,)
+def _instant_order(x: Any) -> int:
+    """Time order of a ``timestamp`` key (a datetime or :class:`Micros`) in UTC microseconds."""
+    return micros_of(x)
 
 
-def _date_order(x: dt.date) -> tuple[dt.date]:
-    return (x.date() if isinstance(x, dt.datetime) else x,)
+def _wall_order(x: Any) -> int:
+    """Order of a ``timestamp_ntz`` key: its wall-clock value (the zone of a datetime ignored)."""
+    return micros_of(x.replace(tzinfo=None) if isinstance(x, dt.datetime) else x)
 
 
 _KEY_ORDER: dict[str, Callable[[Any], Any]] = {
@@ -237,9 +246,9 @@ _KEY_ORDER: dict[str, Callable[[Any], Any]] = {
     "float64": _float_order,
     "float32": _float32_order,
     "decimal": lambda x: Decimal(x) if not isinstance(x, Decimal) else x,
-    "date": _date_order,
+    "date": days_of,
     "timestamp": _instant_order,
-    "timestamp_ntz": lambda x: (x.replace(tzinfo=None),),
+    "timestamp_ntz": _wall_order,
     "binary": bytes,
 }
 
@@ -316,16 +325,15 @@ def reference_arrow_sums(batches: Iterable[Any]) -> LaneSums:
 
 
 def arrow_rows(batch: Any) -> list[dict[str, Any]]:
-    """Rows of an Arrow batch as dicts of Python values (dictionaries decoded)."""
-    import pyarrow as pa
+    """Rows of an Arrow batch as dicts of Python values (dictionaries decoded).
 
-    columns = []
-    for column in batch.columns:
-        if isinstance(column, pa.ChunkedArray):
-            column = column.combine_chunks()
-        if pa.types.is_dictionary(column.type):
-            column = column.dictionary_decode()
-        columns.append(column.to_pylist())
+    Dates are :class:`~ubunye.hashing.temporal.Days` and timestamps
+    :class:`~ubunye.hashing.temporal.Micros`, at any depth: Arrow holds years
+    that ``datetime`` cannot.
+    """
+    from ubunye.hashing.temporal import arrow_values
+
+    columns = [arrow_values(column) for column in batch.columns]
     names = batch.schema.names
     return [dict(zip(names, values)) for values in zip(*columns)] if columns else [
         {} for _ in range(batch.num_rows)

@@ -8,6 +8,14 @@ of part files the way Spark reads it, so that a file hashes the same with
 - ``parquet``: a file or a folder of part files (:mod:`.parquet`);
 - ``json``: JSON lines with Spark's inference (:mod:`.jsonl`).
 
+A folder is read as Spark reads it: every visible file (names starting with
+``_`` or ``.`` are skipped) in one format. Without a format, the files' names
+must all name the same one (``part-0.snappy.parquet`` and ``part-1.parquet``
+do; ``part-0.csv`` and ``part-1.json`` or a ``README.txt`` beside csv parts
+do not, and the folder is refused); with a format, every visible file is
+read in it. CSV and JSON files ending in ``.gz`` or ``.bz2`` are
+decompressed, as Spark decompresses them.
+
 ``engine="arrow"`` returns a ``pyarrow.Table``; ``engine="pandas"`` returns
 a pandas DataFrame backed by the same Arrow types (``pd.ArrowDtype``), so no
 kind is lost on the way (an int column with nulls stays an int column).
@@ -15,7 +23,7 @@ kind is lost on the way (an int column with nulls stays an int column).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Optional, Union
+from typing import IO, TYPE_CHECKING, Any, Callable, Optional, Union
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
@@ -24,6 +32,9 @@ FORMATS = ("parquet", "csv", "json")
 ENGINES = ("pandas", "arrow")
 _SUFFIXES = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".json": "json", ".jsonl": "json",
              ".ndjson": "json"}
+# compression suffixes Spark (Hadoop's codecs) reads text files through; the first two are read here
+_CODECS = (".gz", ".bz2")
+_OTHER_CODECS = (".deflate", ".lz4", ".snappy", ".zst", ".zstd", ".br")
 
 
 class UnreadablePath(OSError):
@@ -49,13 +60,58 @@ def part_files(path: Path) -> list[Path]:
     return entries
 
 
+def file_format(path: Path) -> Optional[str]:
+    """The format a file's name names, or None.
+
+    The last suffix names it (``.csv``, ``.parquet``, ``.json``, ``.jsonl`` ...),
+    or the one before a compression suffix: ``part-0.csv.gz`` is csv,
+    ``part-0.snappy.parquet`` is parquet, ``README.txt`` and ``part-0`` name none.
+    """
+    suffixes = [x.lower() for x in path.suffixes]
+    if suffixes and suffixes[-1] in _CODECS + _OTHER_CODECS:
+        suffixes = suffixes[:-1]
+    return _SUFFIXES.get(suffixes[-1]) if suffixes else None
+
+
 def detect_format(files: list[Path]) -> str:
-    """The format named by the files' suffix (``.csv``, ``.parquet``, ``.json``, ``.jsonl``)."""
-    for f in files:
-        for suffix in reversed(f.suffixes):
-            if suffix.lower() in _SUFFIXES:
-                return _SUFFIXES[suffix.lower()]
-    raise UnreadablePath(f"{files[0]}: cannot tell the format from the name; pass a format")
+    """The one format the files' names name (:func:`file_format`).
+
+    Raises :class:`UnreadablePath` when no name names a format, or when the
+    files of a folder name different formats or some name none: Spark reads
+    every file of a folder in one format, so such a folder is read wrong
+    unless a format is given; the message names two of the files.
+    """
+    named = [(f, file_format(f)) for f in files]
+    if all(fmt is None for _, fmt in named):
+        raise UnreadablePath(f"{files[0]}: cannot tell the format from the name; pass a format")
+    first, fmt = named[0]
+    for other, other_fmt in named[1:]:
+        if other_fmt != fmt:
+            raise UnreadablePath(
+                f"{first.parent}: data files of different formats ({first.name}: {fmt or 'no format'}, "
+                f"{other.name}: {other_fmt or 'no format'}); pass a format (--format) to read every "
+                "file as that format, as Spark does, or move the other files out")
+    return fmt  # type: ignore[return-value]
+
+
+def open_text(path: Path, newline: Optional[str] = None) -> IO[str]:
+    """A text file (UTF-8) for the csv and json readers, decompressed by its suffix (``.gz``, ``.bz2``).
+
+    Raises :class:`UnreadablePath` for a compression this reader cannot decompress.
+    """
+    suffix = path.suffix.lower()
+    if suffix == ".gz":
+        import gzip
+
+        return gzip.open(path, "rt", encoding="utf-8", newline=newline)
+    if suffix == ".bz2":
+        import bz2
+
+        return bz2.open(path, "rt", encoding="utf-8", newline=newline)
+    if suffix in _OTHER_CODECS:
+        raise UnreadablePath(
+            f"{path}: compressed as {suffix}, which this reader cannot decompress (.gz and .bz2 only)")
+    return open(path, encoding="utf-8", newline=newline)
 
 
 def read_arrow(path: Union[str, Path], format: Optional[str] = None) -> "pa.Table":
@@ -101,6 +157,8 @@ def write_table(table: Any, path: Union[str, Path], format: Optional[str] = None
 
     p = Path(path)
     fmt = format or detect_format([p])
+    if p.suffix.lower() in _CODECS + _OTHER_CODECS:
+        raise ValueError(f"{p}: writes are not compressed; name the file without {p.suffix}")
     arrow = table if isinstance(table, pa.Table) else pandas_to_arrow(table)
     if fmt == "parquet":
         from ubunye.io.parquet import write_parquet

@@ -199,13 +199,15 @@ def arrow_type(t: str, values: list[Any]) -> "pa.DataType":
 
 
 def read_csv(paths: list[Path]) -> "pa.Table":
-    """Read CSV files (each with a header line) into one Arrow table, Spark-style."""
+    """Read CSV files (each with a header line; ``.gz``/``.bz2`` decompressed) into one Arrow table."""
     import pyarrow as pa
+
+    from ubunye.io import open_text
 
     names: Optional[list[str]] = None
     records: list[list[Optional[str]]] = []
     for path in paths:
-        with open(path, encoding="utf-8", newline="") as handle:
+        with open_text(path, newline="") as handle:
             lines = [line.rstrip("\r\n") for line in handle]
         if not lines:
             continue

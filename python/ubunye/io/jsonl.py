@@ -141,12 +141,14 @@ def convert(v: Any, t: SparkType) -> Any:
 
 
 def read_jsonl(paths: list[Path]) -> "pa.Table":
-    """Read JSON-lines files into one Arrow table with Spark's inferred types."""
+    """Read JSON-lines files (``.gz``/``.bz2`` decompressed) into one Arrow table with Spark's inferred types."""
     import pyarrow as pa
+
+    from ubunye.io import open_text
 
     rows: list[dict[str, Any]] = []
     for path in paths:
-        with open(path, encoding="utf-8") as handle:
+        with open_text(path) as handle:
             for number, line in enumerate(handle, 1):
                 if line.strip():
                     value = _load(line)

@@ -13,7 +13,9 @@ Format: ``shared/spec/fixture-format.md``. Typical use::
 Decoded Python values by kind: ints ``int``; float64 ``float``; float32
 ``float`` holding the 32-bit value; decimal ``Decimal`` (at the column
 scale); string ``str``; bool ``bool``; binary ``bytes``; date ``date``;
-timestamp an aware ``datetime`` in UTC; timestamp_ntz a naive ``datetime``;
+timestamp an aware ``datetime`` in UTC; timestamp_ntz a naive ``datetime``
+(dates and timestamps outside years 0001..9999, which ``datetime`` cannot
+hold, as :class:`~ubunye.hashing.temporal.Days` / ``Micros``);
 list ``list``; struct ``dict`` with every field (missing = None); map a
 ``list`` of ``(key, value)`` tuples in the fixture's (unsorted) order; null ``None``.
 A missing key or JSON null in a row is None.
@@ -30,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, Union
 
 from ubunye.hashing.kinds import Kind, parse_kind
+from ubunye.hashing.temporal import MAX_MICROS, MIN_MICROS, Days, Micros, days_of, micros_of
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
@@ -37,6 +40,7 @@ if TYPE_CHECKING:  # pragma: no cover
 FORMAT = "rows-v1-fixture/1"
 _EPOCH_UTC = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 _EPOCH = dt.datetime(1970, 1, 1)
+_EPOCH_DATE = dt.date(1970, 1, 1)
 
 
 # rows-v1 spec section 6: the conformance table, byte for byte. Read like Spark
@@ -66,11 +70,14 @@ def fixtures_dir() -> Path:
 
 @dataclass(frozen=True)
 class Column:
-    """One column of a fixture: its name, canonical kind and Spark DDL type."""
+    """One column of a fixture: its name, canonical kind, Spark DDL type and, when
+    the column is built with another Arrow type than the kind's own, that type
+    (``"uint8"`` for a column of kind ``int16``)."""
 
     name: str
     kind: str
     spark: str
+    arrow: Optional[str] = None
 
     @property
     def parsed(self) -> Kind:
@@ -116,15 +123,24 @@ class Fixture:
         """A Spark DDL schema string, e.g. ``"`id` INT, `x` DOUBLE"``."""
         return ", ".join(f"`{c.name.replace('`', '``')}` {c.spark}" for c in self.columns)
 
+    @property
+    def arrow_typed(self) -> bool:
+        """Whether a column is built with an Arrow type of its own (Spark reads it from parquet)."""
+        return any(c.arrow for c in self.columns)
+
     def arrow_table(self) -> "pa.Table":
-        """The fixture as a pyarrow Table (timestamps ``us``, instants in UTC)."""
+        """The fixture as a pyarrow Table (timestamps ``us``, instants in UTC; a column's
+        ``arrow`` type when it has one)."""
         import pyarrow as pa
 
         from ubunye.hashing.arrow_types import kind_to_arrow
 
-        fields = [pa.field(c.name, kind_to_arrow(c.parsed)) for c in self.columns]
+        fields = [
+            pa.field(c.name, pa.type_for_alias(c.arrow) if c.arrow else kind_to_arrow(c.parsed))
+            for c in self.columns
+        ]
         arrays = [
-            pa.array([row.get(c.name) for row in self.rows], type=f.type)
+            arrow_column([row.get(c.name) for row in self.rows], c.parsed, f.type)
             for c, f in zip(self.columns, fields)
         ]
         if not fields:  # no columns, but still rows
@@ -138,7 +154,7 @@ def load_fixture(path: Union[str, Path]) -> Fixture:
     doc = json.loads(path.read_text(encoding="utf-8"))
     if doc.get("format") != FORMAT:
         raise ValueError(f"{path}: format is {doc.get('format')!r}, expected {FORMAT!r}")
-    columns = [Column(c["name"], c["kind"], c["spark"]) for c in doc["columns"]]
+    columns = [Column(c["name"], c["kind"], c["spark"], c.get("arrow")) for c in doc["columns"]]
     kinds = {c.name: c.parsed for c in columns}
     rows = [
         {name: decode_value(raw.get(name), kind) for name, kind in kinds.items()}
@@ -184,11 +200,19 @@ def decode_value(value: Any, kind: Kind) -> Any:
     if tag == "binary":
         return base64.b64decode(value)
     if tag == "date":
-        return dt.date.fromisoformat(value)
-    if tag == "timestamp":
-        return _EPOCH_UTC + dt.timedelta(microseconds=int(value))
-    if tag == "timestamp_ntz":
-        return _EPOCH + dt.timedelta(microseconds=int(value))
+        if isinstance(value, str):
+            return dt.date.fromisoformat(value)
+        days = int(value)  # days since 1970-01-01
+        try:
+            return _EPOCH_DATE + dt.timedelta(days=days)
+        except OverflowError:
+            return Days(days)
+    if tag in ("timestamp", "timestamp_ntz"):
+        micros = int(value)
+        if not MIN_MICROS <= micros <= MAX_MICROS:
+            return Micros(micros)
+        epoch = _EPOCH_UTC if tag == "timestamp" else _EPOCH
+        return epoch + dt.timedelta(microseconds=micros)
     if tag == "list":
         return [decode_value(v, kind.children[0]) for v in value]
     if tag == "struct":
@@ -199,3 +223,24 @@ def decode_value(value: Any, kind: Kind) -> Any:
     if tag == "null":
         return None
     raise ValueError(f"unknown kind {kind.text}")
+
+
+def arrow_column(values: list[Any], kind: Kind, arrow_type: "pa.DataType") -> "pa.Array":
+    """Decoded values of ``kind`` as an Arrow array of ``arrow_type``.
+
+    Top-level dates and timestamps go through their integers (days,
+    microseconds), so any year is built; integers of an Arrow integer type
+    given for a decimal kind (``uint64`` for ``decimal(20,0)``) are taken as ints.
+    """
+    import pyarrow as pa
+
+    if kind.tag == "date" and pa.types.is_date32(arrow_type):
+        ints = [None if v is None else days_of(v) for v in values]
+        return pa.array(ints, pa.int32()).cast(arrow_type)
+    if kind.tag in ("timestamp", "timestamp_ntz") and pa.types.is_timestamp(arrow_type) \
+            and arrow_type.unit == "us":
+        ints = [None if v is None else micros_of(v) for v in values]
+        return pa.array(ints, pa.int64()).cast(arrow_type)
+    if pa.types.is_integer(arrow_type):
+        values = [None if v is None else int(v) for v in values]
+    return pa.array(values, type=arrow_type)

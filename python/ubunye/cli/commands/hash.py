@@ -71,7 +71,9 @@ def _fail(message: str, code: int) -> None:
 @click.command("hash")
 @click.argument("path", type=click.Path(path_type=Path))
 @click.option("--format", "fmt", default=None, metavar="|".join(FORMATS),
-              help="File format (default: from the file names).")
+              help="File format (default: from the file names; a folder whose files name "
+                   "different formats, or none, is refused). Given, every visible file of a "
+                   "folder is read in it, as Spark does.")
 @click.option("--engine", default="pandas", show_default=True, metavar="|".join(ENGINES),
               help="Which engine reads and hashes the data.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")

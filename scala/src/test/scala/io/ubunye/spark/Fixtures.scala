@@ -10,7 +10,12 @@ import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.types._
 
-/** A rows-v1 fixture (`rows-v1-fixture/1`, /work/shared/spec/fixture-format.md). */
+/** A rows-v1 fixture (`rows-v1-fixture/1`, /work/shared/spec/fixture-format.md).
+  *
+  * A column's optional `arrow` type (`uint8` for a column of kind `int16`) is not read
+  * here: its `spark` type is the type Spark reads that Arrow column as from parquet,
+  * and the fixture's values are built with it directly.
+  */
 final case class Fixture(
     file: String,
     name: String,
@@ -81,7 +86,8 @@ object Fixtures {
       case _: DecimalType => new java.math.BigDecimal(node.asText)
       case StringType => node.asText
       case BinaryType => java.util.Base64.getDecoder.decode(node.asText)
-      case DateType => LocalDate.parse(node.asText)
+      // "YYYY-MM-DD", or days since 1970-01-01 for years outside 0001..9999
+      case DateType => if (node.isIntegralNumber) LocalDate.ofEpochDay(node.asLong) else LocalDate.parse(node.asText)
       case TimestampType =>
         val us = node.asLong
         Instant.ofEpochSecond(Math.floorDiv(us, 1000000L), Math.floorMod(us, 1000000L) * 1000L)
