@@ -135,6 +135,7 @@ def test_a_record_without_a_start_time_written_late_cannot_be_placed(usecase: Pa
     path = files(usecase)["r1-middle"]
     data = json.loads(path.read_text(encoding="utf-8"))
     data["started_at"] = None
+    data.pop("seal")  # as a writer that does not seal its records (a sealed one is refused outright)
     path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(LatestUnknown, match="r1-middle.json, which has no start time"):
         store.latest_runs(*TASK, 1)
@@ -145,7 +146,12 @@ def test_a_record_without_a_start_time_written_late_cannot_be_placed(usecase: Pa
 def test_a_listed_record_must_be_the_run_its_name_says(usecase: Path) -> None:
     store = open_store(usecase)
     path = files(usecase)["r1-middle"]
-    path.write_text(path.read_text(encoding="utf-8").replace('"r1-middle"', '"r1-other"'), encoding="utf-8")
+    data = json.loads(path.read_text(encoding="utf-8").replace('"r1-middle"', '"r1-other"'))
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(UnreadableRecord, match="r1-middle.json: the record does not match its seal"):
+        store.find(*TASK, "r1")
+    data.pop("seal")  # as a writer that does not seal its records
+    path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(UnreadableRecord, match="r1-middle.json: its run_id 'r1-other' is not its file name"):
         store.find(*TASK, "r1")
     with warnings.catch_warnings(record=True) as caught:

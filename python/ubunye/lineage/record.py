@@ -6,15 +6,25 @@ without ``record_version`` is version 1. A known field of the wrong type (``"out
 5``, a step that is not an object, a start time that is no date) is damage, not a
 value: loading raises :class:`MalformedRecord` (a ``ValueError``) in one line naming
 the field. Writing produces every v2 field.
+
+Every record this package writes carries a ``seal``: ``sha256:`` over the record's
+own content (the decoded JSON without ``seal``, written with sorted keys and no
+spaces). Loading a sealed record whose content does not match its seal raises
+:class:`MalformedRecord`, so a flipped byte that still parses (a changed name, a
+digit of a row count, a key renamed so that its field goes missing) is damage, never
+another claim. Records without a seal (other writers, ubunye-engine 0.8.0, version 1)
+load as before; other writers ignore the field, as the spec asks of unknown fields.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime
 from typing import Any, Optional
 
 RECORD_VERSION = 2
+SEAL_FIELD = "seal"
 
 
 class MalformedRecord(ValueError):
@@ -224,6 +234,8 @@ class RunRecord:
         for i, rule in enumerate(d["expectations"]):
             for key in ("output", "rule", "severity"):
                 _check(f"expectations[{i}].{key}", rule.get(key), _TEXT)
+        if SEAL_FIELD in data:  # after the type checks, which name the field
+            check_seal(data)
         return cls(**d)
 
     @classmethod
@@ -237,8 +249,25 @@ class RunRecord:
         return d
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False, default=_jsonable) + "\n"
+        """The record as written: every field, and its :func:`seal`."""
+        data = json.loads(json.dumps(self.to_dict(), ensure_ascii=False, default=_jsonable))
+        data[SEAL_FIELD] = seal(data)
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
     @property
     def steps(self) -> list[Step]:
         return [*self.inputs, *self.outputs]
+
+
+def seal(data: dict[str, Any]) -> str:
+    """``sha256:`` over a decoded record without its ``seal`` (sorted keys, compact)."""
+    body = {k: v for k, v in data.items() if k != SEAL_FIELD}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=True)
+    return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def check_seal(data: dict[str, Any]) -> None:
+    """:class:`MalformedRecord` unless ``data`` matches its ``seal``."""
+    written = data.get(SEAL_FIELD)
+    if not isinstance(written, str) or written != seal(data):
+        raise MalformedRecord("the record does not match its seal: it was changed or damaged after it was written")
