@@ -89,6 +89,30 @@ def test_hashing_imports_nothing_from_spark() -> None:
     assert upward == [], f"ubunye.hashing imports from ubunye.spark: {upward}"
 
 
+def test_the_hashing_modules_import_each_other_in_one_direction() -> None:
+    """No loop among the modules of ubunye.hashing (imports at any depth, as drawn from the code)."""
+    graph: dict[str, set[str]] = {}
+    for path, tree in _sources():
+        if path.parent.name == "hashing":
+            here = f"ubunye.hashing.{path.stem}"
+            graph[here] = {n for n in static_imports(tree) if n.startswith("ubunye.hashing.")}
+    modules = set(graph)
+    graph = {m: {n if n in modules else n.rsplit(".", 1)[0] for n in names} & modules - {m}
+             for m, names in graph.items()}
+    loops: list[list[str]] = []
+
+    def visit(module: str, path: list[str]) -> None:
+        for nxt in sorted(graph[module]):
+            if nxt in path:
+                loops.append(path[path.index(nxt):] + [nxt])
+            elif len(path) < len(graph):
+                visit(nxt, path + [nxt])
+
+    for start in sorted(graph):
+        visit(start, [start])
+    assert loops == [], f"import loop in ubunye.hashing: {' -> '.join(loops[0])}"
+
+
 def _fresh(code: str) -> Any:
     """Run ``code`` in a fresh interpreter (nothing imported yet); its last stdout line as JSON."""
     env_path = str(PACKAGE.parent)

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 from ubunye.hashing import kinds as K
 from ubunye.hashing.errors import RowsV1Error
-from ubunye.hashing.reference import check_unique_names
+from ubunye.hashing.kinds import check_unique_names
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa

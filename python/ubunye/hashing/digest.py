@@ -4,8 +4,10 @@ from __future__ import annotations
 import hashlib
 from typing import Iterable, NamedTuple, Sequence, Union
 
-from ubunye.hashing.fingerprint import METHOD
 from ubunye.hashing.jsontext import compact_json
+
+METHOD = "rows-v1"
+"""The hash method's name, in every fingerprint and data hash."""
 
 MASK64 = (1 << 64) - 1
 KindPairs = Sequence[tuple[str, str]]

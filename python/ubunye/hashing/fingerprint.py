@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Optional
 
-METHOD = "rows-v1"
+from ubunye.hashing.digest import METHOD
+
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ module imports nothing heavy; the Arrow mapping lives in
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ubunye.hashing.errors import RowsV1Error
@@ -142,3 +143,14 @@ def _parse(text: str, pos: int, strict: bool) -> tuple[Kind, int]:
     if tag not in SCALAR_KINDS:
         raise RowsV1Error(f"unknown kind {tag!r} in {text!r}")
     return Kind(tag), end
+
+
+def check_unique_names(names: Sequence[str]) -> None:
+    """Raise :class:`RowsV1Error` naming a repeated top-level column."""
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise RowsV1Error(
+                f"column {name!r}: duplicate top-level column names cannot make a canonical line"
+            )
+        seen.add(name)

@@ -37,7 +37,7 @@ from ubunye.hashing.digest import LaneSums, sums_of_lines
 from ubunye.hashing.errors import RowsV1Error
 from ubunye.hashing.javatext import double_text, float_text
 from ubunye.hashing.jsontext import line_string
-from ubunye.hashing.kinds import Kind, parse_kind
+from ubunye.hashing.kinds import Kind, check_unique_names, parse_kind
 from ubunye.hashing.temporal import Days, Micros, day_text, days_of, micros_of, micros_text
 
 _DECIMAL_CONTEXT = Context(prec=200)
@@ -284,17 +284,6 @@ def parse_kinds(pairs: Iterable[tuple[str, Any]]) -> list[tuple[str, Kind]]:
         out.append((str(name), parsed))
     check_unique_names([n for n, _ in out])
     return out
-
-
-def check_unique_names(names: Sequence[str]) -> None:
-    """Raise :class:`RowsV1Error` naming a repeated top-level column."""
-    seen: set[str] = set()
-    for name in names:
-        if name in seen:
-            raise RowsV1Error(
-                f"column {name!r}: duplicate top-level column names cannot make a canonical line"
-            )
-        seen.add(name)
 
 
 def reference_lines(
