@@ -213,3 +213,21 @@ def test_sliced_struct_with_a_null_field_and_temporal_values() -> None:
     table = pa.table({"s": column}).slice(1, 2)
     want = ['{"s":{"n":{},"m":{"+12902-08-13T13:20:00.000000":"+10000-01-01"}}}', '{"s":{"n":{}}}']
     assert arrow_lines(table) == reference_lines(table) == want
+
+
+def test_temporal_values_nested_in_maps_of_maps_of_nulls() -> None:
+    """A shape on which pyarrow's nested cast fails (found by the property test): a list of
+    maps from timestamps to maps of booleans to nulls, with ordinary and far years."""
+    ts = pa.timestamp("us", tz="UTC")
+    inner = pa.map_(pa.bool_(), pa.null())
+    col = pa.array([[[(dt.datetime(2000, 1, 1, tzinfo=dt.timezone.utc), [(False, None), (True, None)])]]],
+                   type=pa.list_(pa.map_(ts, inner)))
+    table = pa.table({"c": col, "n": pa.array([None], pa.int8())})
+    kinds = arrow_schema_kinds(table.schema)
+    want = [canonical_line_of(row, kinds) for row in arrow_rows(table.to_batches()[0])]
+    assert want == ['{"c":[{"2000-01-01T00:00:00.000000Z":{"false":null,"true":null}}]}']
+    assert line_array(table.to_batches()[0], kinds).to_pylist() == want
+    far = pa.array([[[(-70_000_000_000_000_000, [(True, None)])]]], type=pa.list_(pa.map_(pa.int64(), inner)))
+    far = far.cast(pa.list_(pa.map_(pa.int64(), inner)))  # the same shape with a far year, as integers
+    rows = arrow_rows(pa.record_batch([far.view(pa.list_(pa.map_(ts, inner)))], names=["c"]))
+    assert list(rows)[0]["c"][0][0][0] == Micros(-70_000_000_000_000_000)

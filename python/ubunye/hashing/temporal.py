@@ -134,10 +134,46 @@ def arrow_values(arr: "pa.Array") -> list[Any]:
     plan = _plan(arr.type)
     if plan is None:
         return arr.to_pylist()
+    return _walk(arr)
+
+
+def _walk(arr: "pa.Array") -> list[Any]:
+    """The values of ``arr`` (no chunks, no dictionary) with temporal leaves as integers.
+
+    Nested arrays are taken apart by hand (offsets, children, validity) rather than
+    cast to a type with integer leaves: pyarrow's nested casts fail on some shapes
+    (a sliced struct with a null-typed field; a map whose items are maps of nulls).
+    """
+    import pyarrow as pa
+    import pyarrow.types as pt
+
+    t = arr.type
+    if pt.is_dictionary(t):
+        return _walk(arr.dictionary_decode())
+    if isinstance(t, pa.ExtensionType):
+        return _walk(arr.storage)
+    plan = _plan(t)
+    if plan is None:
+        return arr.to_pylist()
+    valid = arr.is_valid().to_pylist()
+    if pt.is_list(t) or pt.is_large_list(t) or pt.is_map(t):
+        offsets = arr.offsets.to_pylist()
+        if pt.is_map(t):
+            keys, items = _walk(arr.keys), _walk(arr.items)
+            children: list[Any] = list(zip(keys, items))
+        else:
+            children = _walk(arr.values)
+        return [children[offsets[i]:offsets[i + 1]] if ok else None for i, ok in enumerate(valid)]
+    if pt.is_struct(t):
+        names = [t.field(i).name for i in range(t.num_fields)]
+        columns = [_walk(child) for child in arr.flatten()]
+        return [dict(zip(names, row)) if ok else None for ok, row in zip(valid, zip(*columns))] \
+            if columns else [{} if ok else None for ok in valid]
     int_type, wrap = plan
-    # a fresh copy first: pyarrow's nested cast mishandles sliced children (a null-typed
-    # struct field with an offset fails, or aborts the process)
-    ints = pa.concat_arrays([arr]).cast(int_type)
+    if pt.is_list_view(t) or pt.is_large_list_view(t):  # rare: the cast of a fresh copy
+        ints = pa.concat_arrays([arr]).cast(int_type)
+        return [None if v is None else wrap(v) for v in ints.to_pylist()]
+    ints = arr.cast(int_type)  # a temporal leaf: its integers
     return [None if v is None else wrap(v) for v in ints.to_pylist()]
 
 
