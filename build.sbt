@@ -136,6 +136,8 @@ lazy val root = (project in file("."))
     }.taskValue,
     // Tests start a local Spark in a forked JVM (module opens as spark-submit sets them).
     Test / fork := true,
+    // Tests run on the packaged jar (its service file included), not on the class folders.
+    exportJars := true,
     Test / baseDirectory := (ThisBuild / baseDirectory).value,
     Test / javaOptions ++= Seq(
       "-Xmx2g",
