@@ -4,6 +4,7 @@ import scala.reflect.ClassTag
 
 import io.ubunye.spark.aggregate.{RowsV1Hash, RowsV1Sums}
 import io.ubunye.spark.expressions.RowLine
+import io.ubunye.spark.shims.FunctionIds
 
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.analysis.FunctionRegistry.FunctionBuilder
@@ -22,7 +23,7 @@ object UbunyeFunctionRegistry {
 
   /** A registered function. */
   final case class Entry(name: String, info: ExpressionInfo, builder: FunctionBuilder) {
-    def identifier: FunctionIdentifier = FunctionIdentifier(name)
+    def identifier: FunctionIdentifier = FunctionIds.of(name)
   }
 
   val RowsV1: String = "ubunye_rows_v1"
