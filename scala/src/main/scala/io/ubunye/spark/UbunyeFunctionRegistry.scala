@@ -4,12 +4,12 @@ import scala.reflect.ClassTag
 
 import io.ubunye.spark.aggregate.{RowsV1Hash, RowsV1Sums}
 import io.ubunye.spark.expressions.RowLine
-import io.ubunye.spark.shims.FunctionIds
 
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.analysis.FunctionRegistry.FunctionBuilder
 import org.apache.spark.sql.catalyst.analysis.FunctionRegistryBase
 import org.apache.spark.sql.catalyst.expressions.{CreateStruct, Expression, ExpressionInfo}
+import org.apache.spark.sql.ubunye.FunctionIds
 
 /** Every SQL function of the plugin, once: name, documentation (from the class's
   * `@ExpressionDescription`) and builder. The extension, the runtime registration

@@ -1,4 +1,4 @@
-package io.ubunye.spark.shims
+package org.apache.spark.sql.ubunye
 
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 
