@@ -9,7 +9,6 @@ import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.analysis.FunctionRegistry.FunctionBuilder
 import org.apache.spark.sql.catalyst.analysis.FunctionRegistryBase
 import org.apache.spark.sql.catalyst.expressions.{CreateStruct, Expression, ExpressionInfo}
-import org.apache.spark.sql.ubunye.FunctionIds
 
 /** Every SQL function of the plugin, once: name, documentation (from the class's
   * `@ExpressionDescription`) and builder. The extension, the runtime registration
@@ -23,7 +22,7 @@ object UbunyeFunctionRegistry {
 
   /** A registered function. */
   final case class Entry(name: String, info: ExpressionInfo, builder: FunctionBuilder) {
-    def identifier: FunctionIdentifier = FunctionIds.of(name)
+    def identifier: FunctionIdentifier = FunctionIdentifier(name)
   }
 
   val RowsV1: String = "ubunye_rows_v1"
