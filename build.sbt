@@ -232,6 +232,8 @@ lazy val root = (project in file("."))
     // repository (spark.jars.repositories=file:///...).
     publishTo := Some(MavenCache("ubunye-local", baseDirectory.value / "target" / "maven-repo")),
     publishMavenStyle := true,
+    // A local folder rebuilt at will: a republished version replaces the old files.
+    publishConfiguration := publishConfiguration.value.withOverwrite(true),
     pomIncludeRepository := (_ => false),
     Compile / packageDoc / publishArtifact := false,
     Compile / packageSrc / publishArtifact := false
