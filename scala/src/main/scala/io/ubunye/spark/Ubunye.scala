@@ -4,6 +4,7 @@ import io.ubunye.spark.observe.RowsV1Observations
 import io.ubunye.spark.shims.SessionShim
 
 import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.ubunye.FunctionIds
 
 /** Entry points for callers that cannot set `spark.sql.extensions` before the session
   * starts (e.g. Python through py4j on a running classic session).
@@ -16,7 +17,9 @@ object Ubunye {
     */
   def install(spark: SparkSession): Array[String] = {
     val registry = SessionShim.functionRegistry(spark)
-    UbunyeFunctionRegistry.functions.foreach(f => registry.registerFunction(f.identifier, f.info, f.builder))
+    // The session registry's own key: Spark 4.2+ takes only qualified names there
+    // (`SparkSessionExtensions` qualifies the bare `f.identifier` itself).
+    UbunyeFunctionRegistry.functions.foreach(f => registry.registerFunction(FunctionIds.of(f.name), f.info, f.builder))
     RowsV1Observations.install(spark)
     functionNames
   }

@@ -2,18 +2,43 @@ package io.ubunye.spark
 
 import io.ubunye.spark.observe.RowsV1ObservedStrategy
 
-import org.apache.spark.sql.SparkSessionExtensions
+import org.apache.spark.sql.{SparkSessionExtensions, SparkSessionExtensionsProvider}
 
 /** `spark.sql.extensions=io.ubunye.spark.UbunyeSparkExtensions`: the plugin's SQL
   * functions, and the planning of observed frames, exist in every session the
   * application (or Spark Connect server) creates. Must be set before the first session starts.
+  * The jar also registers itself through Spark's service loader
+  * ([[UbunyeSparkExtensionsProvider]]), so setting both does the work once.
   */
 class UbunyeSparkExtensions extends (SparkSessionExtensions => Unit) {
-  override def apply(extensions: SparkSessionExtensions): Unit = {
-    // One injection per SQL function of the registry (ubunye_rows_v1, ...).
-    UbunyeFunctionRegistry.functions.foreach { f =>
-      extensions.injectFunction((f.identifier, f.info, f.builder))
+  override def apply(extensions: SparkSessionExtensions): Unit = UbunyeSparkExtensions.inject(extensions)
+}
+
+object UbunyeSparkExtensions {
+  /** The extension objects already given our injections (weakly held: one per session builder). */
+  private val injected = java.util.Collections.synchronizedMap(
+    new java.util.WeakHashMap[SparkSessionExtensions, java.lang.Boolean]())
+
+  /** Injects the functions and the planner strategy into `extensions`, once: Spark
+    * applies the service-loaded provider and then `spark.sql.extensions` to the same
+    * object, and a second injection would add the strategy twice.
+    */
+  def inject(extensions: SparkSessionExtensions): Unit = {
+    if (injected.put(extensions, java.lang.Boolean.TRUE) == null) {
+      // One injection per SQL function of the registry (ubunye_rows_v1, ...).
+      UbunyeFunctionRegistry.functions.foreach { f =>
+        extensions.injectFunction((f.identifier, f.info, f.builder))
+      }
+      extensions.injectPlannerStrategy(_ => RowsV1ObservedStrategy)
     }
-    extensions.injectPlannerStrategy(_ => RowsV1ObservedStrategy)
   }
+}
+
+/** Found by Spark (3.2+) through
+  * `META-INF/services/org.apache.spark.sql.SparkSessionExtensionsProvider`: with the jar
+  * on the classpath (`spark.jars`, `--jars`, a cluster library) every new session gets
+  * the plugin, without `spark.sql.extensions`.
+  */
+class UbunyeSparkExtensionsProvider extends SparkSessionExtensionsProvider {
+  override def apply(extensions: SparkSessionExtensions): Unit = UbunyeSparkExtensions.inject(extensions)
 }

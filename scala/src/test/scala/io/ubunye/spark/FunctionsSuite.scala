@@ -154,7 +154,7 @@ class FunctionsSuite extends AnyFunSuite with SparkSessionManager {
 
   test("Ubunye.install registers the functions on a session without the extension") {
     val other = spark.newSession()
-    other.sessionState.functionRegistry.dropFunction(org.apache.spark.sql.catalyst.FunctionIdentifier("ubunye_rows_v1"))
+    other.sessionState.functionRegistry.dropFunction(org.apache.spark.sql.ubunye.FunctionIds.of("ubunye_rows_v1"))
     intercept[AnalysisException](other.sql("SELECT ubunye_rows_v1(1)").collect())
     assert(Ubunye.install(other).toSet == Set("ubunye_rows_v1", "ubunye_rows_v1_sums", "ubunye_row_line"))
     assert(other.sql("SELECT ubunye_rows_v1(id) FROM range(3)").head().getString(0).startsWith("sha256:"))

@@ -1,6 +1,6 @@
 package io.ubunye.spark.rowsv1
 
-import java.lang.Math.multiplyHigh
+import io.ubunye.spark.shims.MathShim.multiplyHigh
 import java.math.BigInteger
 
 import org.apache.spark.unsafe.Platform
