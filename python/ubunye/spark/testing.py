@@ -93,14 +93,15 @@ def stable_jar(folder: Path) -> Any:
     """
     import shutil
 
-    from ubunye.spark.jar import METADATA_NAME, jar_info
+    from ubunye.spark.jar import jar_info, read_description
 
     info = jar_info()
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     shutil.copy2(info.path, folder / info.path.name)
-    shutil.copy2(info.path.parent / METADATA_NAME, folder / METADATA_NAME)
-    return jar_info(folder)
+    assert info.description is not None
+    shutil.copy2(info.description, folder / info.description.name)
+    return read_description(folder / info.description.name)
 
 
 def pyspark_home() -> Path:
