@@ -193,3 +193,12 @@ def test_runtime_of_the_installed_pyspark_imports_no_pyspark() -> None:
     env = {k: v for k, v in __import__("os").environ.items() if k != "SPARK_HOME"}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_two_descriptions_of_one_jar_are_one_jar(jars: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The legacy ``ubunye-spark.json`` beside the per-line description (a checkout built before
+    the lines) names the same jar: it is one choice, not two."""
+    (jars / "ubunye-spark.json").write_bytes((jars / "ubunye-spark_4.1_2.13-0.1.0.json").read_bytes())
+    fake_runtime(monkeypatch, "4.1.1", "2.13.17")
+    assert jarmod.jar_info(jars).path.name == "ubunye-spark_4.1_2.13-0.1.0.jar"
+    assert len(jarmod.available_jars(jars)) == len(LINES)

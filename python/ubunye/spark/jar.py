@@ -116,7 +116,7 @@ def available_jars(directory: Optional[Path] = None) -> list[JarInfo]:
     """Every jar described in ``directory`` (default :func:`jars_dir`), by line."""
     folder = Path(directory) if directory is not None else jars_dir()
     metas = sorted(folder.glob("*.json")) if folder.is_dir() else []
-    infos = [read_description(meta) for meta in metas]
+    infos = list({i.path: i for i in map(read_description, metas)}.values())  # one per jar
     return sorted(infos, key=lambda i: (tuple(int(x) for x in line_of(i.spark).split(".")), i.scala))
 
 

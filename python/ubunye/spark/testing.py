@@ -190,6 +190,19 @@ class ManagedProcess:
         self._out.close()
 
 
+def connect_server_packages() -> list[str]:
+    """``--packages`` for the Spark Connect server when pyspark's jars lack it (Spark 3.5
+    ships it as a separate ``spark-connect_<scala>`` artifact; 4.x has it built in)."""
+    from ubunye.spark.runtime import line_of, spark_runtime
+
+    rt = spark_runtime()
+    if rt.jars is None or rt.spark is None or rt.scala is None:
+        return []
+    if any(rt.jars.glob("spark-connect_*.jar")):
+        return []
+    return ["--packages", f"org.apache.spark:spark-connect_{line_of(rt.scala)}:{rt.spark}"]
+
+
 def _conf_args(conf: Mapping[str, str]) -> list[str]:
     args: list[str] = []
     for key, value in conf.items():
@@ -233,7 +246,7 @@ class ConnectServer:
         }
         submit = str(pyspark_home() / "bin" / "spark-submit")
         return [submit, "--class", CONNECT_SERVER_CLASS, "--master", self.master,
-                "--name", f"ubunye-{self.name}", *_conf_args(conf)]
+                "--name", f"ubunye-{self.name}", *connect_server_packages(), *_conf_args(conf)]
 
     def launch(self) -> "ConnectServer":
         """Start the server's JVM without waiting for it (see :meth:`wait_ready`)."""
