@@ -71,3 +71,15 @@ def test_spark_jars_packages_from_a_maven_repository_gives_the_native_engine() -
     state = result["status"]
     assert (state["engine"], state["spark"], result["failures"]) == ("spark-native", pyspark.__version__, {}), state
     assert f"ubunye-spark_{info.line}" in state["jar"]
+
+
+def test_connect_sessions_report_the_server_line_and_why_not_native(connect_plain: Any, connect_native: Any) -> None:
+    import ubunye.spark
+
+    native = ubunye.spark.status(connect_native)
+    assert (native.connect, native.engine, native.reason, native.scala, native.java) == (True, "spark-native", None, None, None)
+    assert native.spark == pyspark.__version__
+    plain = ubunye.spark.status(connect_plain)
+    assert (plain.connect, plain.engine) == (True, "spark-sql")
+    assert plain.reason is not None and "\n" not in plain.reason
+    assert plain.reason.startswith("the Spark Connect server has no ubunye functions; start it with spark.jars=")
