@@ -83,3 +83,23 @@ def test_classic_frame_and_to_seq_for_the_installed_line() -> None:
     assert frame.__name__ == "DataFrame" and callable(to_seq)
     expected = "pyspark.sql.dataframe" if pyspark.__version__.startswith("3.") else "pyspark.sql.classic.dataframe"
     assert frame.__module__ == expected
+
+
+class Session:
+    def __init__(self, version: str) -> None:
+        self.version = version
+
+
+class Frame:
+    def __init__(self, version: str) -> None:
+        self.sparkSession = Session(version)
+
+
+@pytest.mark.parametrize("version, star", [("3.5.0", False), ("3.5.9", False), ("4.0.0", True), ("4.3.0", True)])
+def test_star_in_observed_metrics_only_from_spark_4(version: str, star: bool) -> None:
+    assert _compat.star_expands_in_metrics(Frame(version)) is star
+
+
+def test_quoted_names_keep_dots_and_backticks() -> None:
+    assert _compat.quoted_name("a.b") == "`a.b`"
+    assert _compat.quoted_name("x`y") == "`x``y`"

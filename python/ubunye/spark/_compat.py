@@ -196,6 +196,22 @@ def _observation_arrived_check(jo: Any, memo: dict[str, Any]) -> Any:
     return lambda: bool(field.get(jo).isDefined())
 
 
+_SPARK_MAJOR = "compat.spark_major"  # session memo: the session's Spark major version
+
+
+def star_expands_in_metrics(df: Any) -> bool:
+    """True when ``*`` inside an aggregate may stand for all columns everywhere, observed
+    metrics included (Spark 4). Spark 3.5's ``CollectMetrics`` refuses it ("Invalid usage
+    of '*'"): there, the columns are named one by one (:func:`quoted_name`)."""
+    major = remembered(frame_memo(df), _SPARK_MAJOR, lambda: int(str(session_of(df).version).split(".")[0]))
+    return int(major) >= 4
+
+
+def quoted_name(name: str) -> str:
+    """A column name as a backtick-quoted SQL identifier (dots and backticks kept literal)."""
+    return "`" + name.replace("`", "``") + "`"
+
+
 def functions_for(obj: Any) -> Any:
     """The ``functions`` module that builds Columns for ``obj``'s kind of session.
 

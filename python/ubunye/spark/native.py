@@ -74,9 +74,13 @@ def column_args(df: Any) -> list[Any]:
 
     The star expands to the columns themselves, so names that differ only in
     case, or hold dots or backticks, reach the aggregate unchanged and never
-    need resolving by name.
+    need resolving by name. On Spark 3.5, whose observed metrics refuse a star,
+    the columns are named one by one (backtick-quoted).
     """
-    return [_compat.functions_for(df).col("*")]
+    functions = _compat.functions_for(df)
+    if _compat.star_expands_in_metrics(df):
+        return [functions.col("*")]
+    return [functions.col(_compat.quoted_name(name)) for name in df.columns]  # Spark 3.5
 
 
 def _all_columns_call(df: Any, function: str) -> Any:
@@ -86,6 +90,8 @@ def _all_columns_call(df: Any, function: str) -> Any:
     is used on), and building one on a classic session costs some twenty
     py4j round trips.
     """
+    if not _compat.star_expands_in_metrics(df):  # Spark 3.5: the columns named, so per frame
+        return _compat.call_function(df, function, *column_args(df))
     return _compat.remembered(_compat.frame_memo(df), _COLUMN + function,
                               lambda: _compat.call_function(df, function, *column_args(df)))
 
