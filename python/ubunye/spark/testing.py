@@ -246,7 +246,13 @@ class ConnectServer:
         }
         submit = str(pyspark_home() / "bin" / "spark-submit")
         return [submit, "--class", CONNECT_SERVER_CLASS, "--master", self.master,
-                "--name", f"ubunye-{self.name}", *connect_server_packages(), *_conf_args(conf)]
+                "--name", f"ubunye-{self.name}", *self.packages(), *_conf_args(conf)]
+
+    def packages(self) -> list[str]:
+        """:func:`connect_server_packages`, resolved in this server's own ivy folder (two
+        servers starting at once would race in a shared one)."""
+        packages = connect_server_packages()
+        return [*packages, "--conf", f"spark.jars.ivy={self.workdir / 'ivy'}"] if packages else []
 
     def launch(self) -> "ConnectServer":
         """Start the server's JVM without waiting for it (see :meth:`wait_ready`)."""
