@@ -212,6 +212,23 @@ def quoted_name(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
+def _metrics_by_name(jo: Any, observation: Any) -> dict[str, Any]:
+    """Observed metrics without ``Observation.getRow`` (Spark 3.5 patches before it):
+    ``getAsJava``'s values, a struct (a JVM ``Row``, which pyspark 3.5's ``get`` leaves as a
+    py4j object) read through its JSON; else pyspark's ``get``."""
+    import decimal
+    import json
+
+    from py4j.java_gateway import JavaObject
+
+    try:
+        metrics = dict(jo.getAsJava().items())
+    except Exception:  # noqa: BLE001 - pyspark's own reading
+        return dict(observation.get)
+    return {str(k): json.loads(str(v.json()), parse_float=decimal.Decimal) if isinstance(v, JavaObject) else v
+            for k, v in metrics.items()}
+
+
 def functions_for(obj: Any) -> Any:
     """The ``functions`` module that builds Columns for ``obj``'s kind of session.
 
@@ -291,8 +308,8 @@ def observation_metrics(observation: Any) -> dict[str, Any]:
         return dict(observation.get)
     try:
         text = str(jo.getRow().json())
-    except Exception:  # noqa: BLE001 - a row with no JSON form: pyspark's own reading
-        return dict(observation.get)
+    except Exception:  # noqa: BLE001 - no getRow (Spark 3.5 before it), or a row with no JSON form
+        return _metrics_by_name(jo, observation)
     metrics: dict[str, Any] = json.loads(text, parse_float=decimal.Decimal)
     return metrics
 
