@@ -56,7 +56,8 @@ def spark_workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def spark(spark_workdir: Path) -> Iterator[Any]:
     """The shared classic session (see the module docstring)."""
-    from delta.pip_utils import configure_spark_with_delta_pip
+    import importlib.util
+
     from pyspark.sql import SparkSession
 
     import ubunye.spark
@@ -76,10 +77,13 @@ def spark(spark_workdir: Path) -> Iterator[Any]:
         .config("spark.sql.warehouse.dir", str(spark_workdir / "warehouse"))
         .config("spark.local.dir", str(spark_workdir / "local"))
         .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={spark_workdir / 'derby'}")
-        .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-        .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
     )
-    builder = configure_spark_with_delta_pip(builder)
+    if importlib.util.find_spec("delta") is not None:  # no delta-spark release for some lines (4.3)
+        from delta.pip_utils import configure_spark_with_delta_pip
+
+        builder = builder.config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension").config(
+            "spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+        builder = configure_spark_with_delta_pip(builder)
     # a copy of the packaged jar (raises JarNotFoundError when the jar was not built)
     builder = ubunye.spark.configure(builder, jar=stable_jar(spark_workdir / "jar"))
     session = builder.getOrCreate()

@@ -43,7 +43,10 @@ def test_native_aggregate_on_two_executor_jvms(cluster: StandaloneCluster, tmp_p
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-5000:]
     out = json.loads(done.stdout.strip().splitlines()[-1])
     assert out["master"] == cluster.url
-    assert out["native_before_install"] is False and out["native_after_install"] is True
+    # spark.jars alone registers the functions (Spark 4: the jar's service-loader entry;
+    # Spark 3.5: native_available installs a loaded jar of the session's line); install()
+    # on top of that is idempotent.
+    assert out["native_before_install"] is True and out["native_after_install"] is True
     assert len(out["executors"]) == EXECUTORS and "driver" not in out["executors"]
     for name in FIXTURES:
         fx = load_fixture(fixtures_dir() / f"{name}.json")

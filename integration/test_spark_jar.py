@@ -22,10 +22,10 @@ import pyspark
 import pytest
 
 FAKE_UBUNYE_JAVA = """package io.ubunye.spark;
-/** Stand-in for the plugin's entry object, as a jar built for Spark 3.5 / Scala 2.12 has it. */
+/** Stand-in for the plugin's entry object, as a jar built for another Spark line has it. */
 public final class Ubunye {
   public static String buildInfoJson() {
-    return "{\\"version\\":\\"0.1.0\\",\\"spark\\":\\"3.5\\",\\"sparkFull\\":\\"3.5.7\\",\\"scala\\":\\"2.12\\"}";
+    return "{\\"version\\":\\"0.1.0\\",\\"spark\\":\\"@SPARK@\\",\\"sparkFull\\":\\"@SPARK@.7\\",\\"scala\\":\\"@SCALA@\\"}";
   }
   public static String[] install(Object spark) {
     throw new IllegalStateException("install must not be called on a mismatched jar");
@@ -34,15 +34,20 @@ public final class Ubunye {
 """
 
 
+# A line other than the running one: 3.5 / Scala 2.12, or 4.1 / Scala 2.13 when running 3.5.
+OTHER = ("4.1", "2.13") if pyspark.__version__.startswith("3.5") else ("3.5", "2.12")
+OTHER_TEXT = f"Spark {OTHER[0]} / Scala {OTHER[1]}"
+
+
 def fake_metadata(tmp: Path, spark_line: str, scala: str) -> Path:
     """A jars folder whose JSON says the packaged jar is for another Spark/Scala line."""
-    from ubunye.spark.jar import METADATA_NAME, jar_info
+    from ubunye.spark.jar import jar_info
 
     real = jar_info()
-    name = f"ubunye-spark_{spark_line}_{scala}-{real.version}.jar"
-    shutil.copy(real.path, tmp / name)
-    (tmp / METADATA_NAME).write_text(json.dumps(
-        {"jar": name, "version": real.version, "spark": spark_line, "scala": scala,
+    name = f"ubunye-spark_{spark_line}_{scala}-{real.version}"
+    shutil.copy(real.path, tmp / f"{name}.jar")
+    (tmp / f"{name}.json").write_text(json.dumps(
+        {"jar": f"{name}.jar", "version": real.version, "spark": spark_line, "scala": scala,
          "extensions": real.extensions, "install": real.install}), encoding="utf-8")
     return tmp
 
@@ -80,12 +85,12 @@ def test_configure_leaves_out_a_jar_for_another_spark_line(tmp_path: Path) -> No
     from ubunye.spark._compat import builder_options
     from ubunye.spark.jar import jar_info
 
-    fake = jar_info(fake_metadata(tmp_path, "3.5", "2.12"))
+    fake = jar_info(fake_metadata(tmp_path, *OTHER), spark=OTHER[0], scala=OTHER[1])
     builder = SparkSession.builder.config("spark.app.name", "x")
     with pytest.warns(ubunye.spark.JarMismatchWarning) as caught:
         ubunye.spark.configure(builder, jar=fake)
     message = str(caught[0].message)
-    assert "Spark 3.5 / Scala 2.12" in message and f"Spark {pyspark.__version__}" in message
+    assert OTHER_TEXT in message and f"Spark {pyspark.__version__}" in message
     assert "spark.jars" not in builder_options(builder)
     assert "spark.sql.extensions" not in builder_options(builder)
 
@@ -101,8 +106,11 @@ def test_session_has_the_jar_for_its_versions(spark: Any) -> None:
     import ubunye.spark
     from ubunye.spark.jar import loaded_jar, session_mismatch
 
+    from ubunye.spark.jar import line_of
+
     loaded = loaded_jar(spark)
-    assert loaded is not None and (loaded.spark, loaded.scala) == ("4.1", "2.13")
+    scala = spark._jvm.scala.util.Properties.versionNumberString()
+    assert loaded is not None and (loaded.spark, loaded.scala) == (line_of(spark.version), line_of(scala))
     assert session_mismatch(spark) is None
     assert ubunye.spark.native_available(spark)
     ubunye.spark.install(spark)  # idempotent on a session that has the functions already
@@ -113,21 +121,26 @@ def test_install_refuses_a_jar_for_another_scala_line(spark: Any, tmp_path: Path
     import ubunye.spark
     from ubunye.spark.jar import jar_info
 
-    fake = jar_info(fake_metadata(tmp_path, "4.1", "2.12"))
+    from ubunye.spark.jar import line_of
+
+    line = line_of(spark.version)
+    other = "2.13" if line_of(spark._jvm.scala.util.Properties.versionNumberString()) == "2.12" else "2.12"
+    fake = jar_info(fake_metadata(tmp_path, line, other), spark=line, scala=other)
     with pytest.raises(ubunye.spark.JarMismatchError) as caught:
         ubunye.spark.install(spark, jar=fake)
     message = str(caught.value)
-    assert "Spark 4.1 / Scala 2.12" in message
+    assert f"Spark {line} / Scala {other}" in message
     assert f"Spark {spark.version} / Scala {spark._jvm.scala.util.Properties.versionNumberString()}" in message
 
 
 def _fake_jar(tmp: Path) -> Path:
     src = tmp / "src" / "io" / "ubunye" / "spark"
     src.mkdir(parents=True)
-    (src / "Ubunye.java").write_text(FAKE_UBUNYE_JAVA, encoding="utf-8")
+    source = FAKE_UBUNYE_JAVA.replace("@SPARK@", OTHER[0]).replace("@SCALA@", OTHER[1])
+    (src / "Ubunye.java").write_text(source, encoding="utf-8")
     classes = tmp / "classes"
     subprocess.run(["javac", "--release", "17", "-d", str(classes), str(src / "Ubunye.java")], check=True)
-    jar = tmp / "ubunye-spark_3.5_2.12-0.1.0.jar"
+    jar = tmp / f"ubunye-spark_{OTHER[0]}_{OTHER[1]}-0.1.0.jar"
     subprocess.run(["jar", "cf", str(jar), "-C", str(classes), "."], check=True)
     return jar
 
@@ -145,11 +158,15 @@ def test_a_jar_for_another_spark_line_names_both_versions_and_the_fallback_works
     from ubunye.testing.fixtures import fixtures_dir, load_fixture
 
     fx = load_fixture(fixtures_dir() / "reference_3rows.json")
-    assert "Spark 3.5 / Scala 2.12" in out["install_error"]
-    assert f"Spark {pyspark.__version__} / Scala 2.13" in out["install_error"]
+    assert OTHER_TEXT in out["install_error"]
+    assert f"Spark {pyspark.__version__} / Scala " in out["install_error"]
     assert out["install_error_type"] == "JarMismatchError"
-    assert out["warnings"] and "Spark 3.5 / Scala 2.12" in out["warnings"][0]
+    assert out["warnings"] and OTHER_TEXT in out["warnings"][0]
     assert (out["engine"], out["data_hash"]) == ("spark-sql", fx.expect.data_hash)
+    state = out["status"]  # the session reports its line, the jar it loaded, and why not native
+    assert (state["engine"], state["spark"], state["jar_version"]) == ("spark-sql", pyspark.__version__, "0.1.0")
+    assert state["jar"].endswith(f"ubunye-spark_{OTHER[0]}_{OTHER[1]}-0.1.0.jar")
+    assert OTHER_TEXT in state["reason"] and "\n" not in state["reason"]
 
 
 def _mismatch_driver(jar: str, workdir: str) -> None:
@@ -176,6 +193,9 @@ def _mismatch_driver(jar: str, workdir: str) -> None:
         fp = ubunye.fingerprint(fixture_dataframe(spark, fx))
     out["warnings"] = [str(w.message) for w in caught if issubclass(w.category, ubunye.spark.JarMismatchWarning)]
     out["engine"], out["data_hash"] = fp.engine, fp.data_hash
+    state = ubunye.spark.status(spark)
+    out["status"] = {"engine": state.engine, "reason": state.reason, "jar": state.jar,
+                     "jar_version": state.jar_version, "spark": state.spark, "scala": state.scala}
     spark.stop()
     print(json.dumps(out))
 

@@ -18,6 +18,7 @@ COMMANDS: dict[str, str] = {
     "hash": "ubunye.cli.commands.hash:hash_command",
     "run": "ubunye.cli.commands.run:run_command",
     "lineage": "ubunye.cli.commands.lineage:lineage_group",
+    "spark": "ubunye.cli.commands.spark:spark_group",
 }
 
 

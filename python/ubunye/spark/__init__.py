@@ -2,7 +2,10 @@
 
 Public API (imported lazily: ``import ubunye.spark`` imports no pyspark):
 
-- :func:`jar_path` - the packaged plugin jar, for ``spark.jars`` / ``--jars``.
+- :func:`jar_path` - the packaged plugin jar for the installed pyspark's line (or
+  ``jar_path(spark="3.5", scala="2.12")``), for ``spark.jars`` / ``--jars``.
+- :func:`status` - a running session's Spark/Scala/Java, the jar it loaded and the
+  engine fingerprints use (with a one-line reason when not native).
 - :func:`configure` - add the jar and its ``spark.sql.extensions`` to a
   ``SparkSession.builder`` (keeps Delta's and others' entries)::
 
@@ -41,6 +44,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from ubunye.spark.fingerprint import fingerprint_from_sums, fingerprint_spark
     from ubunye.spark.jar import (
         JarError,
+        JarLineMissingError,
+        available_jars,
         JarMismatchError,
         JarMismatchWarning,
         JarNotFoundError,
@@ -50,11 +55,16 @@ if TYPE_CHECKING:  # pragma: no cover
         jar_path,
     )
     from ubunye.spark.kinds import spark_kinds
+    from ubunye.spark.status import SparkStatus, status
     from ubunye.spark.native import native_available, rows_v1_sums_column
 
 __all__ = [
     "jar_path",
     "jar_info",
+    "available_jars",
+    "status",
+    "SparkStatus",
+    "JarLineMissingError",
     "configure",
     "install",
     "native_available",
@@ -70,6 +80,10 @@ __all__ = [
 
 _LAZY = {
     "jar_path": "ubunye.spark.jar",
+    "available_jars": "ubunye.spark.jar",
+    "JarLineMissingError": "ubunye.spark.jar",
+    "status": "ubunye.spark.status",
+    "SparkStatus": "ubunye.spark.status",
     "jar_info": "ubunye.spark.jar",
     "configure": "ubunye.spark.jar",
     "install": "ubunye.spark.jar",

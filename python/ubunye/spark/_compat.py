@@ -151,6 +151,84 @@ def java_exception_text(exc: BaseException) -> str:
     return str(exc)
 
 
+# --- Per Spark line (issue 13): where 3.5 and 4.x differ --------------------------------------
+# 3.5 has no ``pyspark.sql.classic`` (the classic DataFrame and Column helpers live in
+# ``pyspark.sql.dataframe`` / ``pyspark.sql.column``); the JVM ``Observation`` of 3.5
+# patches before ``future()`` keeps its metrics in a private ``Option`` field. Both
+# kinds of session call the plugin functions by name (``call_function``, 3.5+), and
+# ``mapInArrow`` exists on every supported line, so those need no branch.
+
+_OBSERVATION_FUTURE = "compat.observation_future"  # memo key: does the JVM Observation have future()
+
+
+def _classic_frame_and_to_seq() -> tuple[Any, Any]:
+    """The classic ``DataFrame`` class and pyspark's ``_to_seq`` helper on this line."""
+    try:  # Spark 4.x
+        from pyspark.sql.classic.column import _to_seq
+        from pyspark.sql.classic.dataframe import DataFrame
+    except ImportError:  # Spark 3.5
+        from pyspark.sql.column import _to_seq  # type: ignore[no-redef]
+        from pyspark.sql.dataframe import DataFrame  # type: ignore[no-redef]
+    return DataFrame, _to_seq
+
+
+def _observation_arrived_check(jo: Any, memo: dict[str, Any]) -> Any:
+    """A no-argument callable: True once the JVM ``Observation`` ``jo`` holds its metrics.
+
+    Spark 4.x and the later 3.5 patches complete ``jo.future()``; earlier 3.5 patches
+    have no ``future()`` (a py4j error) and set the private ``metrics`` field (a Scala
+    ``Option``), read here through Java reflection. Which one is asked once per session.
+    """
+    has_future = memo.get(_OBSERVATION_FUTURE)
+    if has_future is None:
+        try:
+            future = jo.future()
+            has_future = True
+        except Exception:  # noqa: BLE001 - py4j: "Method future([]) does not exist"
+            has_future = False
+        memo[_OBSERVATION_FUTURE] = has_future
+        if has_future:
+            return future.isCompleted
+    if has_future:
+        return jo.future().isCompleted
+    field = jo.getClass().getDeclaredField("metrics")
+    field.setAccessible(True)
+    return lambda: bool(field.get(jo).isDefined())
+
+
+_SPARK_MAJOR = "compat.spark_major"  # session memo: the session's Spark major version
+
+
+def star_expands_in_metrics(df: Any) -> bool:
+    """True when ``*`` inside an aggregate may stand for all columns everywhere, observed
+    metrics included (Spark 4). Spark 3.5's ``CollectMetrics`` refuses it ("Invalid usage
+    of '*'"): there, the columns are named one by one (:func:`quoted_name`)."""
+    major = remembered(frame_memo(df), _SPARK_MAJOR, lambda: int(str(session_of(df).version).split(".")[0]))
+    return int(major) >= 4
+
+
+def quoted_name(name: str) -> str:
+    """A column name as a backtick-quoted SQL identifier (dots and backticks kept literal)."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _metrics_by_name(jo: Any, observation: Any) -> dict[str, Any]:
+    """Observed metrics without ``Observation.getRow`` (Spark 3.5 patches before it):
+    ``getAsJava``'s values, a struct (a JVM ``Row``, which pyspark 3.5's ``get`` leaves as a
+    py4j object) read through its JSON; else pyspark's ``get``."""
+    import decimal
+    import json
+
+    from py4j.java_gateway import JavaObject
+
+    try:
+        metrics = dict(jo.getAsJava().items())
+    except Exception:  # noqa: BLE001 - pyspark's own reading
+        return dict(observation.get)
+    return {str(k): json.loads(str(v.json()), parse_float=decimal.Decimal) if isinstance(v, JavaObject) else v
+            for k, v in metrics.items()}
+
+
 def functions_for(obj: Any) -> Any:
     """The ``functions`` module that builds Columns for ``obj``'s kind of session.
 
@@ -198,14 +276,12 @@ def observe(frame: Any, observation: Any, column: Any) -> Any:
                and hasattr(frame, "_jdf") and hasattr(frame, "_sc") and hasattr(column, "_jc"))
     if is_connect(frame) or not private:
         return frame.observe(observation, column)
-    from pyspark.sql.classic.dataframe import DataFrame
+    DataFrame, _to_seq = _classic_frame_and_to_seq()
 
     session, sc = session_of(frame), frame._sc  # noqa: SLF001 - classic frames only
     memo = session_memo(session)
     handles = memo.get(_OBSERVE_HANDLES)
     if handles is None:
-        from pyspark.sql.classic.column import _to_seq
-
         handles = (getattr(sc._jvm, "org.apache.spark.sql.Observation"), _to_seq(sc, []))  # noqa: SLF001
         memo[_OBSERVE_HANDLES] = handles
     observation_class, no_more_columns = handles
@@ -232,8 +308,8 @@ def observation_metrics(observation: Any) -> dict[str, Any]:
         return dict(observation.get)
     try:
         text = str(jo.getRow().json())
-    except Exception:  # noqa: BLE001 - a row with no JSON form: pyspark's own reading
-        return dict(observation.get)
+    except Exception:  # noqa: BLE001 - no getRow (Spark 3.5 before it), or a row with no JSON form
+        return _metrics_by_name(jo, observation)
     metrics: dict[str, Any] = json.loads(text, parse_float=decimal.Decimal)
     return metrics
 
@@ -264,8 +340,8 @@ def observation_arrived(observation: Any, spark: Any, wait_sec: float, drain_ms:
     jo = getattr(observation, "_jo", None)
     if jo is None:
         return False
-    future = jo.future()
-    if drain_ms > 0 and not future.isCompleted():
+    arrived = _observation_arrived_check(jo, session_memo(spark))
+    if drain_ms > 0 and not arrived():
         try:
             bus = remembered(session_memo(spark), _LISTENER_BUS, lambda: spark.sparkContext._jsc.sc().listenerBus())  # noqa: SLF001
             bus.waitUntilEmpty(drain_ms)
@@ -273,7 +349,7 @@ def observation_arrived(observation: Any, spark: Any, wait_sec: float, drain_ms:
             pass
     deadline = time.monotonic() + wait_sec
     pause = 0.001  # metrics usually arrive within a few ms of the write: poll soon, then back off
-    while not future.isCompleted():
+    while not arrived():
         if time.monotonic() >= deadline:
             return False
         time.sleep(pause)

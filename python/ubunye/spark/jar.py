@@ -1,13 +1,16 @@
-"""The plugin jar shipped inside the package, and putting it into a session.
+"""The plugin jars shipped inside the package, and putting the right one into a session.
 
-``scripts/build-jar`` places ``ubunye-spark_<spark>_<scala>-<version>.jar`` and
-``ubunye-spark.json`` (what the jar is and what it was built for) in
-``ubunye/spark/jars/``. This module finds them, adds them to a
+``scripts/build-jar`` places, per Spark line, ``ubunye-spark_<spark>_<scala>-<version>.jar``
+and its description ``ubunye-spark_<spark>_<scala>-<version>.json`` (the jar's name,
+version, Spark and Scala lines, the Java release and class file version it was compiled
+for, its extension and install entry points) in ``ubunye/spark/jars/``. This module
+reads them, picks the jar for the Spark line and Scala version a session will run
+(:mod:`ubunye.spark.runtime`, found before any JVM starts), adds it to a
 ``SparkSession.builder`` (:func:`configure`, like Delta's
-``configure_spark_with_delta_pip``) or registers the functions on a running
-classic session (:func:`install`), and refuses a jar built for another Spark
-or Scala line with a message naming both versions; the fingerprint then uses
-the Spark SQL fallback.
+``configure_spark_with_delta_pip``) or registers the functions on a running classic
+session (:func:`install`). A line without a jar, a jar for another line, or a JVM too
+old for the jar's class files gives one line naming both sides; the fingerprint then
+uses the Spark SQL fallback (same digest).
 
 Importing this module imports nothing from pyspark.
 """
@@ -20,12 +23,14 @@ from pathlib import Path
 from typing import Any, Optional, TypeVar
 
 from ubunye.spark import _compat
+from ubunye.spark.runtime import class_file_major, java_feature, launcher_java_version, line_of, spark_runtime
 
-METADATA_NAME = "ubunye-spark.json"
+JAR_PREFIX = "ubunye-spark_"
 EXTENSIONS_CLASS = "io.ubunye.spark.UbunyeSparkExtensions"
 INSTALL_ENTRY = "io.ubunye.spark.Ubunye.install"
 ENTRY_OBJECT = "io.ubunye.spark.Ubunye"
 SUMS_FUNCTION = "ubunye_rows_v1_sums"
+FALLBACK_NOTE = "the native functions are not used (the Spark SQL fallback gives the same digest)"
 
 B = TypeVar("B")
 
@@ -35,7 +40,11 @@ class JarError(RuntimeError):
 
 
 class JarNotFoundError(JarError):
-    """No jar (or no ``ubunye-spark.json``) in the package's ``jars/`` folder."""
+    """No jar (or no jar description) in the package's ``jars/`` folder."""
+
+
+class JarLineMissingError(JarNotFoundError):
+    """The package has jars, but none for the Spark/Scala line asked for."""
 
 
 class JarMismatchError(JarError):
@@ -43,7 +52,7 @@ class JarMismatchError(JarError):
 
 
 class JarMismatchWarning(UserWarning):
-    """:func:`configure` left a jar for another Spark line out of the session."""
+    """:func:`configure` left the jar out: no jar for this line, another line's, or a JVM too old."""
 
 
 @dataclass(frozen=True)
@@ -56,28 +65,33 @@ class JarInfo:
     scala: str
     extensions: str = EXTENSIONS_CLASS
     install: str = INSTALL_ENTRY
+    spark_full: Optional[str] = None
+    java_release: Optional[str] = None
+    class_file_major: Optional[int] = None
+    provider: Optional[str] = None
+    description: Optional[Path] = None  # the JSON file this was read from
+
+    @property
+    def line(self) -> str:
+        """``"3.5_2.12"``: the Spark line and Scala version the jar is for."""
+        return f"{line_of(self.spark)}_{line_of(self.scala)}"
 
     def describe(self) -> str:
         return f"{self.path.name} (built for Spark {self.spark} / Scala {self.scala})"
 
 
 def jars_dir() -> Path:
-    """The package folder that holds the jar and its JSON."""
+    """The package folder that holds the jars and their JSON descriptions."""
     return Path(__file__).resolve().parent / "jars"
 
 
-def jar_info(directory: Optional[Path] = None) -> JarInfo:
-    """Read ``ubunye-spark.json`` of ``directory`` (default :func:`jars_dir`)."""
-    folder = Path(directory) if directory is not None else jars_dir()
-    meta = folder / METADATA_NAME
-    if not meta.is_file():
-        raise JarNotFoundError(
-            f"no {METADATA_NAME} in {folder}: the plugin jar was not built "
-            "(run scripts/build-jar, or scripts/setup, in the checkout)"
-        )
+def read_description(meta: Path) -> JarInfo:
+    """A :class:`JarInfo` from one jar description (JSON); the jar must sit beside it."""
+    folder = meta.parent
     try:
         doc = json.loads(meta.read_text(encoding="utf-8"))
         name = str(doc.get("jar") or doc["name"])
+        major = doc.get("class_file_major")
         info = JarInfo(
             path=folder / name,
             version=str(doc["version"]),
@@ -85,23 +99,83 @@ def jar_info(directory: Optional[Path] = None) -> JarInfo:
             scala=str(doc["scala"]),
             extensions=str(doc.get("extensions") or EXTENSIONS_CLASS),
             install=str(doc.get("install") or INSTALL_ENTRY),
+            spark_full=str(doc["spark_full"]) if doc.get("spark_full") else None,
+            java_release=str(doc["java_release"]) if doc.get("java_release") else None,
+            class_file_major=int(major) if major is not None else None,
+            provider=str(doc["provider"]) if doc.get("provider") else None,
+            description=meta,
         )
-    except (ValueError, KeyError, TypeError) as exc:
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise JarNotFoundError(f"{meta} is not a valid jar description: {exc!r}") from None
     if not info.path.is_file():
         raise JarNotFoundError(f"{meta} names {name}, which is not in {folder}")
     return info
 
 
-def jar_path() -> str:
-    """The absolute path of the packaged plugin jar (for ``spark.jars`` / ``--jars``)."""
-    return str(jar_info().path)
+def available_jars(directory: Optional[Path] = None) -> list[JarInfo]:
+    """Every jar described in ``directory`` (default :func:`jars_dir`), by line."""
+    folder = Path(directory) if directory is not None else jars_dir()
+    metas = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    infos = list({i.path: i for i in map(read_description, metas)}.values())  # one per jar
+    return sorted(infos, key=lambda i: (tuple(int(x) for x in line_of(i.spark).split(".")), i.scala))
 
 
-def line_of(version: str) -> str:
-    """``"major.minor"`` of a version string (``"4.1.1"`` -> ``"4.1"``)."""
-    parts = version.strip().split(".")
-    return ".".join(parts[:2])
+def lines_text(infos: list[JarInfo]) -> str:
+    """``"3.5/2.12, 4.1/2.13"``: the lines a set of jars covers."""
+    return ", ".join(f"{line_of(i.spark)}/{line_of(i.scala)}" for i in infos) or "none"
+
+
+def jar_info(
+    directory: Optional[Path] = None, *, spark: Optional[str] = None, scala: Optional[str] = None
+) -> JarInfo:
+    """The jar for a Spark line and Scala version (default: what a new session would run).
+
+    ``spark`` / ``scala`` take a line or a full version (``"3.5"``, ``"2.12.18"``).
+    Raises :class:`JarNotFoundError` when ``directory`` (default :func:`jars_dir`)
+    has no jar at all, :class:`JarLineMissingError` (one line naming the line asked
+    for and the lines there are) when none is for that line.
+    """
+    folder = Path(directory) if directory is not None else jars_dir()
+    infos = available_jars(folder)
+    if not infos:
+        raise JarNotFoundError(
+            f"no ubunye-spark jar in {folder}: the plugin jars were not built "
+            "(run scripts/build-jar, or scripts/setup, in the checkout)"
+        )
+    installed = ""
+    if spark is None:
+        runtime = spark_runtime()
+        if runtime.spark is None:
+            raise JarLineMissingError(
+                f"pyspark is not installed, so no Spark line to pick a jar for: name one, "
+                f"e.g. jar_path(spark='3.5', scala='2.12') (this package has {lines_text(infos)})")
+        spark, scala = runtime.spark, scala or runtime.scala
+        where = "pyspark" if runtime.source == "pyspark" else "Spark in SPARK_HOME"
+        installed = f" (the installed {where} is {runtime.spark}" + (
+            f", Scala {runtime.scala})" if runtime.scala else ")")
+    same_line = [i for i in infos if line_of(i.spark) == line_of(spark)]
+    if scala is not None:
+        same_line = [i for i in same_line if line_of(i.scala) == line_of(scala)]
+    if len(same_line) > 1:
+        raise JarLineMissingError(
+            f"Spark {line_of(spark)} has jars for Scala "
+            f"{' and '.join(line_of(i.scala) for i in same_line)}: name one (scala='2.12')")
+    if not same_line:
+        wanted = f"Spark {line_of(spark)}" + (f" / Scala {line_of(scala)}" if scala else "")
+        raise JarLineMissingError(
+            f"no ubunye-spark jar for {wanted}{installed}; this package has jars for "
+            f"{lines_text(infos)}; {FALLBACK_NOTE}")
+    return same_line[0]
+
+
+def jar_path(spark: Optional[str] = None, scala: Optional[str] = None,
+             *, directory: Optional[Path] = None) -> str:
+    """The absolute path of the packaged jar for a line (default: the installed pyspark's).
+
+    For ``spark.jars`` / ``--jars``; ``jar_path(spark="3.5", scala="2.12")`` for a
+    cluster configuration written elsewhere.
+    """
+    return str(jar_info(directory, spark=spark, scala=scala).path)
 
 
 def version_mismatch(
@@ -125,6 +199,22 @@ def version_mismatch(
     )
 
 
+def java_mismatch(jar: JarInfo, java_version: Optional[str]) -> Optional[str]:
+    """A one-line message when the JVM (``java.specification.version`` or ``java.version``)
+    is too old for the jar's class files, else None (also when either is unknown)."""
+    feature = java_feature(java_version) if java_version else None
+    if jar.class_file_major is None or feature is None:
+        return None
+    if class_file_major(feature) >= jar.class_file_major:
+        return None
+    needs = jar.java_release or str(jar.class_file_major - class_file_major(0))
+    return (
+        f"the ubunye-spark jar {jar.path.name} needs Java {needs} or newer (class file "
+        f"{jar.class_file_major}), but the JVM is Java {java_version} (class files up to "
+        f"{class_file_major(feature)}); {FALLBACK_NOTE}"
+    )
+
+
 def _append_csv(existing: Optional[str], item: str) -> str:
     """``existing`` (a comma-separated list) with ``item`` appended once."""
     items = [x.strip() for x in (existing or "").split(",") if x.strip()]
@@ -136,16 +226,27 @@ def _append_csv(existing: Optional[str], item: str) -> str:
 def configure(builder: B, *, jar: Optional[JarInfo] = None, extensions: bool = True) -> B:
     """Add the plugin jar (``spark.jars``) and its extensions to a classic session builder.
 
-    Existing ``spark.jars`` and ``spark.sql.extensions`` entries (Delta's, for
-    example) are kept. A jar built for another Spark line than the installed
-    pyspark is left out with a :class:`JarMismatchWarning` naming both
-    versions, so the session still starts and fingerprints use the fallback.
-    Raises :class:`JarNotFoundError` when the jar was not built.
+    The jar is the one for the Spark line and Scala version the session will run
+    (:func:`jar_info`). Existing ``spark.jars`` and ``spark.sql.extensions``
+    entries (Delta's, for example) are kept. When the package has no jar for
+    that line, when ``jar`` is for another line, or when the JVM the session
+    will start on is too old for the jar, the jar is left out with one
+    :class:`JarMismatchWarning` line naming both sides, so the session still
+    starts and fingerprints use the fallback. Raises :class:`JarNotFoundError`
+    when no jar was built at all.
     """
-    import pyspark
+    runtime = spark_runtime()
+    try:
+        info = jar if jar is not None else jar_info()
+    except JarLineMissingError as exc:
+        warnings.warn(str(exc), JarMismatchWarning, stacklevel=2)
+        return builder
+    running = runtime.spark
+    if running is None:
+        import pyspark
 
-    info = jar if jar is not None else jar_info()
-    problem = version_mismatch(info, pyspark.__version__, None)
+        running = pyspark.__version__
+    problem = version_mismatch(info, running, runtime.scala) or java_mismatch(info, launcher_java_version())
     if problem is not None:
         warnings.warn(problem, JarMismatchWarning, stacklevel=2)
         return builder
@@ -183,7 +284,10 @@ def session_mismatch(spark: Any, jar: Optional[JarInfo] = None) -> Optional[str]
     if info is None and not _compat.is_connect(spark):
         info = loaded_jar(spark)
     if info is None:
-        info = jar_info()
+        try:
+            info = jar_info(spark=str(spark.version), scala=scala)
+        except JarLineMissingError as exc:
+            return str(exc)
     return version_mismatch(info, str(spark.version), scala)
 
 

@@ -4,7 +4,10 @@ The canonical line of each row is built and hashed on the executors inside one
 aggregation; the driver receives three numbers (row count and the two lane
 sums, as ``decimal(20,0)``). The functions exist in a session when it started
 with the plugin's ``spark.sql.extensions`` (classic sessions and Spark Connect
-servers alike) or after :func:`ubunye.spark.install` (classic only).
+servers alike), after :func:`ubunye.spark.install` (classic only), or, on a classic
+session whose driver has the jar for its line (``spark.jars`` alone), on first use:
+Spark 4 registers the jar through its service loader, and on Spark 3.5 (whose pyspark
+sessions skip the service loader) :func:`native_available` installs it.
 """
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ HASH_FUNCTION = "ubunye_rows_v1"
 LINE_FUNCTION = "ubunye_row_line"
 _HAS_FUNCTIONS = "native.has_functions"  # session memo: True once the functions were found
 _COLUMN = "native.column:"  # session memo: the Column of a function over all columns
+_AUTO_INSTALL = "native.auto_install"  # session memo: a loaded jar's install was tried
 
 
 def native_available(spark: Any) -> bool:
@@ -34,9 +38,35 @@ def native_available(spark: Any) -> bool:
         found = bool(spark.catalog.functionExists(SUMS_FUNCTION))
     except Exception:  # an unreachable catalog is "not available", the fallback decides
         return False
+    if not found and not memo.get(_AUTO_INSTALL):
+        memo[_AUTO_INSTALL] = True  # asked once per session
+        found = _install_loaded_jar(spark)
     if found:
         memo[_HAS_FUNCTIONS] = True
     return found
+
+
+def _install_loaded_jar(spark: Any) -> bool:
+    """Register the functions of a jar the driver has loaded but that did not register itself.
+
+    Spark 4 applies the jar's service-loader registration to every new session; Spark 3.5
+    does so only in ``SparkSession.Builder.getOrCreate`` (Scala), not in the constructor
+    pyspark 3.5 calls, so a pyspark 3.5 session started with only ``spark.jars`` has the jar
+    but not its functions. Classic sessions only, and only a jar for this session's Spark
+    line and Scala version (:func:`ubunye.spark.jar.session_mismatch`).
+    """
+    from ubunye.spark.jar import install, loaded_jar, session_mismatch
+
+    if _compat.is_connect(spark):
+        return False
+    try:
+        jar = loaded_jar(spark)
+        if jar is None or session_mismatch(spark, jar) is not None:
+            return False
+        install(spark, jar=jar)
+        return bool(spark.catalog.functionExists(SUMS_FUNCTION))
+    except Exception:  # noqa: BLE001 - a jar that cannot be installed: the fallback decides
+        return False
 
 
 def column_args(df: Any) -> list[Any]:
@@ -44,9 +74,13 @@ def column_args(df: Any) -> list[Any]:
 
     The star expands to the columns themselves, so names that differ only in
     case, or hold dots or backticks, reach the aggregate unchanged and never
-    need resolving by name.
+    need resolving by name. On Spark 3.5, whose observed metrics refuse a star,
+    the columns are named one by one (backtick-quoted).
     """
-    return [_compat.functions_for(df).col("*")]
+    functions = _compat.functions_for(df)
+    if _compat.star_expands_in_metrics(df):
+        return [functions.col("*")]
+    return [functions.col(_compat.quoted_name(name)) for name in df.columns]  # Spark 3.5
 
 
 def _all_columns_call(df: Any, function: str) -> Any:
@@ -56,6 +90,8 @@ def _all_columns_call(df: Any, function: str) -> Any:
     is used on), and building one on a classic session costs some twenty
     py4j round trips.
     """
+    if not _compat.star_expands_in_metrics(df):  # Spark 3.5: the columns named, so per frame
+        return _compat.call_function(df, function, *column_args(df))
     return _compat.remembered(_compat.frame_memo(df), _COLUMN + function,
                               lambda: _compat.call_function(df, function, *column_args(df)))
 

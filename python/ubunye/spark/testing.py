@@ -93,14 +93,15 @@ def stable_jar(folder: Path) -> Any:
     """
     import shutil
 
-    from ubunye.spark.jar import METADATA_NAME, jar_info
+    from ubunye.spark.jar import jar_info, read_description
 
     info = jar_info()
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     shutil.copy2(info.path, folder / info.path.name)
-    shutil.copy2(info.path.parent / METADATA_NAME, folder / METADATA_NAME)
-    return jar_info(folder)
+    assert info.description is not None
+    shutil.copy2(info.description, folder / info.description.name)
+    return read_description(folder / info.description.name)
 
 
 def pyspark_home() -> Path:
@@ -189,6 +190,19 @@ class ManagedProcess:
         self._out.close()
 
 
+def connect_server_packages() -> list[str]:
+    """``--packages`` for the Spark Connect server when pyspark's jars lack it (Spark 3.5
+    ships it as a separate ``spark-connect_<scala>`` artifact; 4.x has it built in)."""
+    from ubunye.spark.runtime import line_of, spark_runtime
+
+    rt = spark_runtime()
+    if rt.jars is None or rt.spark is None or rt.scala is None:
+        return []
+    if any(rt.jars.glob("spark-connect_*.jar")):
+        return []
+    return ["--packages", f"org.apache.spark:spark-connect_{line_of(rt.scala)}:{rt.spark}"]
+
+
 def _conf_args(conf: Mapping[str, str]) -> list[str]:
     args: list[str] = []
     for key, value in conf.items():
@@ -232,7 +246,13 @@ class ConnectServer:
         }
         submit = str(pyspark_home() / "bin" / "spark-submit")
         return [submit, "--class", CONNECT_SERVER_CLASS, "--master", self.master,
-                "--name", f"ubunye-{self.name}", *_conf_args(conf)]
+                "--name", f"ubunye-{self.name}", *self.packages(), *_conf_args(conf)]
+
+    def packages(self) -> list[str]:
+        """:func:`connect_server_packages`, resolved in this server's own ivy folder (two
+        servers starting at once would race in a shared one)."""
+        packages = connect_server_packages()
+        return [*packages, "--conf", f"spark.jars.ivy={self.workdir / 'ivy'}"] if packages else []
 
     def launch(self) -> "ConnectServer":
         """Start the server's JVM without waiting for it (see :meth:`wait_ready`)."""

@@ -1,0 +1,109 @@
+"""Check a Spark installation against the rows-v1 fixtures: ``python -m ubunye.spark.selfcheck``.
+
+Starts a local classic session in this process, the plugin jar given one of three ways,
+fingerprints every shared fixture (``ubunye.testing.fixtures``; ``$UBUNYE_ROWS_V1_FIXTURES``
+outside a checkout) and checks the engine and each digest:
+
+- ``--configure`` (default): ``ubunye.spark.configure(builder)``, the documented route;
+- ``--jars-only``: only ``spark.jars`` = the packaged jar for this line (no
+  ``spark.sql.extensions``: the jar registers itself through Spark's service loader);
+- ``--packages COORD --repository URL``: ``spark.jars.packages`` and
+  ``spark.jars.repositories`` (a Maven repository holding the published jar).
+
+Prints one JSON line (the session's :func:`ubunye.spark.status`, the fixtures checked and
+any failures) and exits 0 only when the engine is ``--expect`` (default ``spark-native``)
+and every fixture gives its expected digest or error.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from dataclasses import asdict
+from typing import Any, Optional
+
+
+def fixture_problem(fp: Any, fx: Any, engine: str) -> Optional[str]:
+    """None when ``fp`` is the fixture's expected fingerprint on ``engine``, else what differs."""
+    if fp.engine != engine:
+        return f"engine {fp.engine}, expected {engine}"
+    if fx.expect.fails:
+        if fp.data_hash is not None or fp.error is None or fx.expect.error not in fp.error:
+            return f"expected the error {fx.expect.error!r}, got data_hash={fp.data_hash} error={fp.error!r}"
+        return None
+    got = (fp.row_count, fp.schema_hash, fp.data_hash, fp.error)
+    want = (fx.expect.row_count, fx.expect.schema_hash, fx.expect.data_hash, None)
+    return None if got == want else f"got {got}, expected {want}"
+
+
+def build_session(args: argparse.Namespace, workdir: str) -> Any:
+    from pyspark.sql import SparkSession
+
+    import ubunye.spark
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    builder: Any = (
+        SparkSession.builder.master("local[2]").appName("ubunye selfcheck")
+        .config("spark.sql.session.timeZone", "UTC").config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.sql.warehouse.dir", os.path.join(workdir, "warehouse"))
+        .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={os.path.join(workdir, 'derby')}")
+    )
+    if args.packages:
+        builder = builder.config("spark.jars.packages", args.packages)
+        builder = builder.config("spark.jars.ivy", os.path.join(workdir, "ivy"))
+        if args.repository:
+            builder = builder.config("spark.jars.repositories", args.repository)
+    elif args.jars_only:
+        builder = builder.config("spark.jars", ubunye.spark.jar_path())
+    else:
+        builder = ubunye.spark.configure(builder)
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return session
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    import ubunye
+    import ubunye.spark
+    from ubunye.spark.testing import fixture_dataframe
+    from ubunye.testing.fixtures import load_fixtures
+
+    with tempfile.TemporaryDirectory(prefix="ubunye-selfcheck-") as workdir:
+        spark = build_session(args, workdir)
+        try:
+            state = ubunye.spark.status(spark)
+            failures: dict[str, str] = {}
+            fixtures = load_fixtures()
+            for fx in fixtures:
+                fp = ubunye.fingerprint(fixture_dataframe(spark, fx))
+                problem = fixture_problem(fp, fx, args.expect)
+                if problem is not None:
+                    failures[fx.name] = problem
+        finally:
+            spark.stop()
+    return {"status": asdict(state), "fixtures": len(fixtures), "failures": failures,
+            "ok": state.engine == args.expect and not failures and len(fixtures) > 0}
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m ubunye.spark.selfcheck", description=__doc__.split("\n")[0])
+    how = parser.add_mutually_exclusive_group()
+    how.add_argument("--configure", action="store_true", help="ubunye.spark.configure(builder) (default)")
+    how.add_argument("--jars-only", action="store_true", help="only spark.jars = the packaged jar")
+    how.add_argument("--packages", help="spark.jars.packages coordinates (group:artifact:version)")
+    parser.add_argument("--repository", help="spark.jars.repositories (with --packages)")
+    parser.add_argument("--expect", default="spark-native", choices=("spark-native", "spark-sql"))
+    args = parser.parse_args(argv)
+    result = run(args)
+    print(json.dumps(result, default=str))
+    return 0 if result["ok"] else 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
