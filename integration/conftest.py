@@ -78,6 +78,10 @@ def spark(spark_workdir: Path) -> Iterator[Any]:
         .config("spark.local.dir", str(spark_workdir / "local"))
         .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={spark_workdir / 'derby'}")
     )
+    from ubunye.engine.backends.spark_session import PROLEPTIC_CALENDAR
+
+    for key, value in PROLEPTIC_CALENDAR.items():  # Spark 4's defaults; 3.5 refuses dates before 1582
+        builder = builder.config(key, value)
     if importlib.util.find_spec("delta") is not None:  # no delta-spark release for some lines (4.3)
         from delta.pip_utils import configure_spark_with_delta_pip
 

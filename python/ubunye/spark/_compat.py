@@ -366,6 +366,55 @@ def connect_flows(written: Any) -> dict[str, Any]:
     return {str(name): metrics for name, metrics in (info.flows or [])}
 
 
+def frame_to_arrow(df: Any) -> Any:
+    """``df.toArrow()`` (pyspark 4.0+); on pyspark 3.5 the same table built from the
+    private ``_collect_as_arrow`` (classic) or the Connect client's ``to_table``: the
+    frame's schema as pyspark's ``to_arrow_schema`` gives it (instants as UTC)."""
+    if hasattr(df, "toArrow"):
+        return df.toArrow()
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    schema = to_arrow_schema(df.schema)
+    if is_connect(df):  # Spark Connect 3.5
+        table, _ = df._session.client.to_table(df._plan.to_proto(df._session.client))  # noqa: SLF001
+        return table.cast(schema)
+    batches = df._collect_as_arrow()  # noqa: SLF001 - classic 3.5: no rows -> no batches
+    return pa.Table.from_batches(batches, schema=schema) if not batches else pa.Table.from_batches(batches).cast(schema)
+
+
+def frame_from_arrow(spark: Any, table: Any) -> Any:
+    """``spark.createDataFrame(table)`` for a pyarrow Table on every line.
+
+    pyspark 4.0+ (and Spark Connect 3.5) take the Table; classic pyspark 3.5 does not
+    (it infers a schema from its columns). There, the Table goes to the JVM as an Arrow
+    stream, as 4.0 does: no pandas in between, so nested types, NaN beside null and
+    instants keep their values exactly. A naive timestamp means wall-clock time in the
+    session time zone (``TIMESTAMP``), or ``TIMESTAMP_NTZ`` when ``spark.sql.timestampType``
+    says so, as on 4.x.
+    """
+    if is_connect(spark) or hasattr(classic_frame_class(), "toArrow"):
+        return spark.createDataFrame(table)
+    from pyspark.sql.pandas.serializers import ArrowStreamSerializer
+    from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
+
+    prefer_ntz = str(spark.conf.get("spark.sql.timestampType", "TIMESTAMP_LTZ")).upper() == "TIMESTAMP_NTZ"
+    schema = from_arrow_schema(table.schema, prefer_timestamp_ntz=prefer_ntz)
+    zone = str(spark.conf.get("spark.sql.session.timeZone"))
+    from ubunye.spark.arrow_instants import naive_instants_in
+
+    columns = [naive_instants_in(column, zone, prefer_ntz) for column in table.columns]
+    import pyarrow as pa
+
+    table = pa.Table.from_arrays(columns, names=table.column_names).cast(to_arrow_schema(schema))
+    batches = table.to_batches(max_chunksize=int(spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch", "10000")))
+    sc, jvm_view = spark.sparkContext, jvm(spark)
+    jiter = sc._serialize_to_jvm(  # noqa: SLF001 - what pyspark 3.5's own Arrow path calls
+        batches, ArrowStreamSerializer(), jvm_view.PythonSQLUtils.readArrowStreamFromFile, jvm_view.ArrowIteratorServer)
+    jdf = jvm_view.PythonSQLUtils.toDataFrame(jiter, schema.json(), jsession(spark))
+    return classic_frame_class()(jdf, spark)
+
+
 # --- Private reads of other layers, and the pieces of a write's hash (issue 14) --------------
 # Kept in functions of their own, below everything else, so that per-Spark-line branches
 # added above merge without touching them.

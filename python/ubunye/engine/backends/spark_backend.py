@@ -50,7 +50,9 @@ class SparkFramePort:
         return int(self._df.count())
 
     def collect(self) -> list[dict[str, Any]]:
-        return list(self._df.toArrow().to_pylist())
+        from ubunye.spark._compat import frame_to_arrow
+
+        return list(frame_to_arrow(self._df).to_pylist())
 
 
 class SparkBackend(Backend):
@@ -260,7 +262,9 @@ class SparkBackend(Backend):
         return SparkFramePort(frame)
 
     def from_arrow(self, table: Any) -> Any:
-        return self.spark.createDataFrame(table)
+        from ubunye.spark._compat import frame_from_arrow
+
+        return frame_from_arrow(self.spark, table)
 
     def is_frame(self, obj: Any) -> bool:
         from ubunye.spark._compat import is_spark_dataframe

@@ -11,6 +11,16 @@ log = logging.getLogger("ubunye.engine")
 
 DELTA_EXTENSION = "io.delta.sql.DeltaSparkSessionExtension"
 DELTA_CATALOG = "org.apache.spark.sql.delta.catalog.DeltaCatalog"
+# Dates and instants as they are (proleptic Gregorian, the calendar of rows-v1, of Arrow
+# and of Spark 4's defaults), never rebased to the Julian calendar of Spark 2: Spark 3.5
+# otherwise refuses to write a date before 1582-10-15 (or an INT96 instant before 1900)
+# to parquet or Delta, and to read one from a file no Spark wrote (pyarrow's, pandas').
+PROLEPTIC_CALENDAR = {
+    "spark.sql.parquet.datetimeRebaseModeInWrite": "CORRECTED",
+    "spark.sql.parquet.datetimeRebaseModeInRead": "CORRECTED",
+    "spark.sql.parquet.int96RebaseModeInWrite": "CORRECTED",
+    "spark.sql.parquet.int96RebaseModeInRead": "CORRECTED",
+}
 
 
 def delta_installed() -> bool:
@@ -41,6 +51,8 @@ def build_session(time_zone: Optional[str], spark_conf: Mapping[str, str]) -> An
     conf.setdefault("spark.sql.shuffle.partitions", "4")
     conf.setdefault("spark.ui.showConsoleProgress", "false")
     conf.setdefault("spark.databricks.delta.snapshotPartitions", "2")
+    for key, value in PROLEPTIC_CALENDAR.items():
+        conf.setdefault(key, value)
     conf["spark.sql.session.timeZone"] = time_zone or conf.get("spark.sql.session.timeZone", "UTC")
     for key, value in conf.items():
         builder = builder.config(key, value)
