@@ -207,6 +207,20 @@ def star_expands_in_metrics(df: Any) -> bool:
     return int(major) >= 4
 
 
+def columns_by_position(df: Any) -> Optional[list[Any]]:
+    """``df``'s top-level columns as Columns bound to its own output attributes (not looked
+    up by name, so ``a`` beside ``A`` is never ambiguous), on a classic session; None on
+    Spark Connect, which has no JVM here (the caller names the columns instead)."""
+    if is_connect(df):
+        return None
+    from pyspark.sql.column import Column
+
+    session = session_of(df)
+    output = df._jdf.queryExecution().analyzed().output()  # noqa: SLF001 - classic only
+    make = jvm(session).org.apache.spark.sql.Column  # Column(Expression): Spark 3.5
+    return [Column(make(output.apply(i))) for i in range(output.size())]
+
+
 def quoted_name(name: str) -> str:
     """A column name as a backtick-quoted SQL identifier (dots and backticks kept literal)."""
     return "`" + name.replace("`", "``") + "`"

@@ -74,13 +74,17 @@ def column_args(df: Any) -> list[Any]:
 
     The star expands to the columns themselves, so names that differ only in
     case, or hold dots or backticks, reach the aggregate unchanged and never
-    need resolving by name. On Spark 3.5, whose observed metrics refuse a star,
-    the columns are named one by one (backtick-quoted).
+    need resolving by name. On Spark 3.5, whose observed metrics refuse a star, the
+    columns are bound to the frame's output one by one (on a 3.5 Connect session,
+    named one by one, backtick-quoted: there names differing only in case clash).
     """
     functions = _compat.functions_for(df)
     if _compat.star_expands_in_metrics(df):
         return [functions.col("*")]
-    return [functions.col(_compat.quoted_name(name)) for name in df.columns]  # Spark 3.5
+    bound = _compat.columns_by_position(df)  # Spark 3.5
+    if bound is not None:
+        return bound
+    return [functions.col(_compat.quoted_name(name)) for name in df.columns]
 
 
 def _all_columns_call(df: Any, function: str) -> Any:
