@@ -19,6 +19,7 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pyspark
 import pytest
 
 from ubunye import run_task
@@ -26,6 +27,10 @@ from ubunye import run_task
 pytestmark = pytest.mark.spark
 
 ROWS = 300
+# pyspark 3.5's Connect client gets no observed metrics back from a write (its server sends
+# none for a command, SPARK-45813 came in 4.0) and cannot resolve a column of an observed
+# frame: there, the engine observes nothing and hashes inputs and outputs in a pass of their own.
+SAME_PASS = "same-pass" if int(pyspark.__version__.split(".")[0]) >= 4 else "second-pass"
 
 CONFIG = """
 CONFIG:
@@ -127,7 +132,7 @@ def test_output_hashed_in_the_write_on_connect_like_pandas(
 ) -> None:
     rec_c, rec_p = connect_and_pandas_records
     (out_c,), (out_p,) = rec_c["outputs"], rec_p["outputs"]
-    assert (out_c["hash_pass"], out_c["hash_engine"]) == ("same-pass", "spark-native"), out_c
+    assert (out_c["hash_pass"], out_c["hash_engine"]) == (SAME_PASS, "spark-native"), out_c
     # the server reads its own file system: nothing here may vouch for its files
     assert out_c["storage_signature"] is None
     assert out_p["hash_pass"] == "materialised"
@@ -143,7 +148,7 @@ def test_input_hash_on_connect_equals_pandas(
     (in_c,), (in_p,) = rec_c["inputs"], rec_p["inputs"]
     print("connect input step:", {k: in_c[k] for k in ("hash_pass", "hash_engine", "row_count", "hash_error")})
     # the write read the whole input: its sums come back with the write's response
-    assert in_c["hash_pass"] == "same-pass" and in_p["hash_pass"] == "materialised"
+    assert in_c["hash_pass"] == SAME_PASS and in_p["hash_pass"] == "materialised"
     assert in_c["hash_engine"] == "spark-native"
     assert digest(in_c) == digest(in_p) == ("people", ROWS, in_p["schema_hash"], in_p["data_hash"])
     assert in_c["data_hash"] is not None
@@ -196,6 +201,6 @@ def test_connect_keeps_an_observed_input_hash_only_when_the_run_read_it_whole(
     # the row count check (or never arrive), so each is hashed in a pass of its own
     assert (steps["part"]["hash_pass"], steps["unused"]["hash_pass"]) == ("second-pass", "second-pass")
     # read whole (once, or twice by a self-union whose sums Spark counts once): same pass
-    assert (steps["full"]["hash_pass"], steps["twice"]["hash_pass"]) == ("same-pass", "same-pass")
+    assert (steps["full"]["hash_pass"], steps["twice"]["hash_pass"]) == (SAME_PASS, SAME_PASS)
     assert [(s["name"], s["hash_pass"], s["row_count"]) for s in rec["outputs"]] == [
-        ("a", "same-pass", ROWS - 21), ("b", "same-pass", 2), ("c", "same-pass", 2 * ROWS)]
+        ("a", SAME_PASS, ROWS - 21), ("b", SAME_PASS, 2), ("c", SAME_PASS, 2 * ROWS)]

@@ -89,3 +89,31 @@ def test_connect_flows_by_name() -> None:
 
     assert _compat.connect_flows(Written()) == {"ubunye_out_1": {"rows_v1": {"rows": 3}}, "other": {"n": 1}}
     assert _compat.connect_flows(NoInfo()) == {}
+
+
+def test_a_connect_frame_is_observed_only_where_the_write_brings_its_metrics_back(monkeypatch: Any) -> None:
+    from ubunye.spark import observe
+
+    class Frame35:  # pyspark 3.5's Connect DataFrame: no executionInfo
+        def __init__(self) -> None:
+            self.observed: list[str] = []
+
+        def observe(self, name: str, column: Any) -> "Frame35":
+            self.observed.append(name)
+            return self
+
+    class Frame4(Frame35):  # pyspark 4's: the write's observed metrics come back in executionInfo
+        executionInfo = None
+
+    for cls in (Frame35, Frame4):
+        cls.__module__ = "pyspark.sql.connect.dataframe"
+    monkeypatch.setattr(observe, "metric_column", lambda frame: "sums")
+    old, new = Frame35(), Frame4()
+    assert not _compat.connect_observes_writes(old) and _compat.connect_observes_writes(new)
+    handle, frame, why = observe.SumsObserver().attach(old, "in_people")
+    # left unobserved (a user's old["id"] would not resolve under the observation): second pass
+    assert (handle, frame, old.observed) == (None, old, [])
+    assert why is not None and "3.5" in why
+    handle, frame, why = observe.SumsObserver().attach(new, "in_people")
+    assert handle is not None and handle.path.kind == "connect" and why is None
+    assert frame is new and new.observed == [handle.name]

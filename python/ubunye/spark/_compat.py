@@ -371,6 +371,16 @@ def observation_arrived(observation: Any, spark: Any, wait_sec: float, drain_ms:
     return True
 
 
+def connect_observes_writes(frame: Any) -> bool:
+    """Spark Connect: whether an observation on ``frame`` can hash it in a write's own pass
+    (pyspark 4's client). Not on pyspark 3.5's: its server sends no observed metrics back
+    for a command (a write; SPARK-45813 came in 4.0), its frames have no ``executionInfo``
+    to read them from, and its ``CollectMetrics`` relation carries its child's plan id, so
+    a column taken from the observed frame (``df["id"]``) cannot be resolved ("fail to
+    find subplan with plan_id")."""
+    return hasattr(type(frame), "executionInfo")
+
+
 def connect_flows(written: Any) -> dict[str, Any]:
     """Spark Connect: the observed metrics (by observation name) the last action on
     ``written`` carried back in its response (``DataFrame.executionInfo.flows``)."""

@@ -16,7 +16,9 @@ One path per kind of session, each a class below, picked once per frame by
   of the action (``executionInfo.flows``), which :meth:`SumsObserver.after_write`
   keeps. (Not an ``Observation`` object: pyspark's Connect client merges the
   Observations of a union's or join's two sides into one dict, so a frame
-  observed that way and then joined with itself fails.)
+  observed that way and then joined with itself fails.) Not with pyspark 3.5's
+  Connect client (:func:`ubunye.spark._compat.connect_observes_writes`): no frame is
+  observed there, the caller hashes in a second pass.
 
 What the observed sums cover is the caller's business: an output observed on
 its write sees every written row; an input observed while the run's queries
@@ -124,6 +126,8 @@ class _ConnectPath(_Path):
         self._flows: dict[str, Mapping[str, Any]] = {}  # metrics by observation name
 
     def attach(self, frame: Any, label: str) -> tuple[Observed, Any]:
+        if not _compat.connect_observes_writes(frame):  # the frame is left as it was
+            raise RuntimeError("a Spark Connect 3.5 client cannot read observed metrics back from a write")
         return Observed(label, self), frame.observe(label, metric_column(frame))
 
     def after_write(self, written: Any) -> None:

@@ -5,7 +5,8 @@ write: the native sums aggregate is observed on the written frame
 (:class:`ubunye.spark.observe.SumsObserver`, classic sessions and Spark
 Connect servers with the plugin alike) and read back after the write. Where
 that is impossible (no native functions: a Connect server without the plugin
-or a forced ``spark-sql`` engine; a hash that cannot be built; a write that did
+a forced ``spark-sql`` engine; a pyspark 3.5 Connect client, which gets no
+observed metrics back from a write; a hash that cannot be built; a write that did
 not run its query) the hash is taken in a second pass and the step says so
 (``hash_pass``).
 
