@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterator
 
-from ubunye.hashing.errors import RowsV1Error
+from ubunye.hashing.kinds import check_unique_names
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
@@ -98,13 +98,7 @@ def pandas_to_arrow(df: Any) -> "pa.Table":
     columns = [str(c) for c in df.columns]
     index_names = [n for n in df.index.names if n is not None]
     names = [str(n) for n in index_names] + columns
-    seen: set[str] = set()
-    for name in names:
-        if name in seen:
-            raise RowsV1Error(
-                f"column {name!r}: duplicate top-level column names cannot make a canonical line"
-            )
-        seen.add(name)
+    check_unique_names(names)
     if index_names:
         df = df.reset_index(level=index_names)
     arrow_backed = {str(c) for c, dtype in df.dtypes.items() if type(dtype).__name__ == "ArrowDtype"}

@@ -119,21 +119,13 @@ def arrow_values(arr: "pa.Array") -> list[Any]:
     """``arr.to_pylist()``, with every date as :class:`Days` and every timestamp as :class:`Micros`.
 
     Arrow holds years that ``datetime`` cannot (``to_pylist`` raises on them),
-    so temporal values, at any depth, are read as integers: the array is cast
-    to the same type with integer leaves, and the leaves are wrapped back.
-    Timestamps in nanoseconds are floored to microseconds.
+    so temporal values, at any depth, are read as integers (:func:`_walk`) and
+    wrapped. Timestamps in nanoseconds are floored to microseconds.
     """
     import pyarrow as pa
 
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
-    if pa.types.is_dictionary(arr.type):
-        arr = arr.dictionary_decode()
-    if isinstance(arr.type, pa.ExtensionType):
-        arr = arr.storage
-    plan = _plan(arr.type)
-    if plan is None:
-        return arr.to_pylist()
     return _walk(arr)
 
 

@@ -22,7 +22,7 @@ import time
 from dataclasses import replace
 from typing import Any, Mapping, Optional, Sequence
 
-from ubunye.engine.backends.base import Backend, FramePort, ReadResult, WriteResult, one_line
+from ubunye.engine.backends.base import Backend, FramePort, ReadResult, WriteResult
 from ubunye.engine.backends.spark_session import delta_version_of, get_session, table_exists
 from ubunye.engine.config import IOSpec
 from ubunye.engine.errors import IOSpecError
