@@ -82,30 +82,27 @@ def pyspark_jars_dir() -> Optional[Path]:
     return None
 
 
-def scala_of_jars(folder: Path) -> Optional[str]:
-    """The Scala library version of a Spark jars folder (``"2.13.17"``), or None."""
+def _version_in(folder: Path, pattern: "re.Pattern[str]", group: int) -> Optional[str]:
+    """``group`` of the first jar name in ``folder`` (sorted) that ``pattern`` matches, or None."""
     try:
         names = sorted(p.name for p in folder.iterdir())
     except OSError:
         return None
     for name in names:
-        found = _SCALA_LIBRARY.match(name)
+        found = pattern.match(name)
         if found:
-            return found.group(1)
+            return found.group(group)
     return None
+
+
+def scala_of_jars(folder: Path) -> Optional[str]:
+    """The Scala library version of a Spark jars folder (``"2.13.17"``), or None."""
+    return _version_in(folder, _SCALA_LIBRARY, 1)
 
 
 def spark_of_jars(folder: Path) -> Optional[str]:
     """The Spark version of a Spark jars folder (from ``spark-core_<scala>-<v>.jar``), or None."""
-    try:
-        names = sorted(p.name for p in folder.iterdir())
-    except OSError:
-        return None
-    for name in names:
-        found = _SPARK_CORE.match(name)
-        if found:
-            return found.group(2)
-    return None
+    return _version_in(folder, _SPARK_CORE, 2)
 
 
 def spark_runtime() -> SparkRuntime:
