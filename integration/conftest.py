@@ -61,6 +61,7 @@ def spark(spark_workdir: Path) -> Iterator[Any]:
     from pyspark.sql import SparkSession
 
     import ubunye.spark
+    from ubunye.spark.packages import get_or_create
     from ubunye.spark.testing import stable_jar
 
     builder: Any = (
@@ -90,7 +91,7 @@ def spark(spark_workdir: Path) -> Iterator[Any]:
         builder = configure_spark_with_delta_pip(builder)
     # a copy of the packaged jar (raises JarNotFoundError when the jar was not built)
     builder = ubunye.spark.configure(builder, jar=stable_jar(spark_workdir / "jar"))
-    session = builder.getOrCreate()
+    session = get_or_create(builder)  # Delta's jars: one Ivy download at a time (two workers)
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()

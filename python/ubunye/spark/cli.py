@@ -43,6 +43,7 @@ def cli_session(delta: bool) -> Any:
     from pyspark.sql import SparkSession
 
     from ubunye.spark.jar import JarNotFoundError, configure
+    from ubunye.spark.packages import get_or_create
 
     active = SparkSession.getActiveSession()
     if active is not None:
@@ -65,7 +66,7 @@ def cli_session(delta: bool) -> Any:
         builder = configure(builder)
     except JarNotFoundError as exc:
         warnings.warn(f"{exc}; hashing with the Spark SQL fallback", stacklevel=2)
-    spark = builder.getOrCreate()
+    spark = get_or_create(builder)  # Delta's jars: one Ivy download at a time
     spark.sparkContext.setLogLevel("ERROR")
     return spark
 

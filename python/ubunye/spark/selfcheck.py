@@ -59,6 +59,7 @@ def build_session(args: argparse.Namespace, workdir: str) -> Any:
     from pyspark.sql import SparkSession
 
     import ubunye.spark
+    from ubunye.spark.packages import get_or_create
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
@@ -84,7 +85,7 @@ def build_session(args: argparse.Namespace, workdir: str) -> Any:
         builder = builder.config("spark.jars", ubunye.spark.jar_path())
     else:
         builder = ubunye.spark.configure(builder)
-    session = builder.getOrCreate()
+    session = get_or_create(builder)  # --packages: one Ivy download at a time
     session.sparkContext.setLogLevel("ERROR")
     return session
 

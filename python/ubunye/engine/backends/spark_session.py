@@ -68,7 +68,9 @@ def build_session(time_zone: Optional[str], spark_conf: Mapping[str, str]) -> An
         builder = _add_extension(builder, DELTA_EXTENSION)
         builder = builder.config("spark.sql.catalog.spark_catalog", DELTA_CATALOG)
         builder = configure_spark_with_delta_pip(builder)
-    return builder.getOrCreate()
+    from ubunye.spark.packages import get_or_create
+
+    return get_or_create(builder)  # Delta's jars: one Ivy download at a time
 
 
 class SessionChanges:
