@@ -163,3 +163,24 @@ def connect_native(connect_servers: dict[str, Any]) -> Iterator[Any]:
     session = connect_servers["native"].session()
     yield session
     session.stop()
+
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """A fresh parity log per run (on the controlling process, before any worker reads)."""
+    if hasattr(session.config, "workerinput"):
+        return
+    import parity
+
+    for old in parity.log_path().parent.glob("*.jsonl"):
+        old.unlink()
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """The parity suite's counts (integration/parity.py), when any parity case ran."""
+    import parity
+
+    counts = parity.summary()
+    if sum(counts.values()):
+        terminalreporter.write_line(
+            "parity of Spark and the pandas reader: " + ", ".join(f"{k} {v}" for k, v in counts.items()))

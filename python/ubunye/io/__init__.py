@@ -23,7 +23,7 @@ kind is lost on the way (an int column with nulls stays an int column).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Callable, Optional, Union
+from typing import IO, TYPE_CHECKING, Any, Callable, Mapping, Optional, Union
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
@@ -114,21 +114,36 @@ def open_text(path: Path, newline: Optional[str] = None) -> IO[str]:
     return open(path, encoding="utf-8", newline=newline)
 
 
-def read_arrow(path: Union[str, Path], format: Optional[str] = None) -> "pa.Table":
-    """Read ``path`` (file or folder) into a ``pyarrow.Table``, Spark-style."""
-    from ubunye.io.csv import read_csv
-    from ubunye.io.jsonl import read_jsonl
-    from ubunye.io.parquet import read_parquet
+def _readers() -> dict[str, tuple[Callable[..., Any], tuple[str, ...]]]:
+    """Each format's reader and the options it follows."""
+    from ubunye.io import csv, jsonl, parquet
+
+    return {"csv": (csv.read_csv, csv.OPTIONS), "json": (jsonl.read_jsonl, jsonl.OPTIONS),
+            "parquet": (parquet.read_parquet, parquet.OPTIONS)}
+
+
+def read_arrow(path: Union[str, Path], format: Optional[str] = None, *,
+               options: Optional[Mapping[str, Any]] = None, schema: Any = None) -> "pa.Table":
+    """Read ``path`` (file or folder) into a ``pyarrow.Table``, Spark-style.
+
+    ``options`` are Spark's reader options for the format (names case-insensitive;
+    one the reader does not follow is refused, naming it); ``schema`` is an explicit
+    schema, as ``spark.read.schema(...)`` takes it.
+    """
+    from ubunye.io import options as reader_options
 
     p = Path(path)
+    opts = reader_options.normalize(options)
     files = part_files(p)
     fmt = format or detect_format(files)
-    readers: dict[str, Callable[[list[Path]], "pa.Table"]] = {
-        "csv": read_csv, "json": read_jsonl, "parquet": read_parquet}
+    readers = _readers()
     if fmt not in readers:
         raise ValueError(f"unknown format {fmt!r}: expected one of {', '.join(FORMATS)}")
+    read, followed = readers[fmt]
     try:
-        return readers[fmt](files)
+        reader_options.check(fmt, opts, followed)
+        table, _counts = read(files, opts, schema)
+        return table
     except (OSError, ValueError, UnicodeDecodeError) as exc:
         if isinstance(exc, UnreadablePath):
             raise
@@ -137,11 +152,12 @@ def read_arrow(path: Union[str, Path], format: Optional[str] = None) -> "pa.Tabl
         raise UnreadablePath(f"{p}: cannot read as {fmt}: {' '.join(str(exc).split())}") from exc
 
 
-def read_table(path: Union[str, Path], format: Optional[str] = None, engine: str = "pandas") -> Any:
+def read_table(path: Union[str, Path], format: Optional[str] = None, engine: str = "pandas", *,
+               options: Optional[Mapping[str, Any]] = None, schema: Any = None) -> Any:
     """Read ``path`` as Spark would: a pandas DataFrame (``engine="pandas"``) or an Arrow table."""
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}: expected one of {', '.join(ENGINES)}")
-    table = read_arrow(path, format)
+    table = read_arrow(path, format, options=options, schema=schema)
     if engine == "arrow":
         return table
     import pandas as pd

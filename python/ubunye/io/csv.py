@@ -19,7 +19,7 @@ import datetime as dt
 import re
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
@@ -198,24 +198,42 @@ def arrow_type(t: str, values: list[Any]) -> "pa.DataType":
     }[t]
 
 
-def read_csv(paths: list[Path]) -> "pa.Table":
-    """Read CSV files (each with a header line; ``.gz``/``.bz2`` decompressed) into one Arrow table."""
+# The options this reader follows (lower-case names; ubunye.io.options refuses others).
+OPTIONS = ("header", "inferschema")
+
+
+def read_csv(paths: list[Path], options: Optional[Mapping[str, str]] = None,
+             schema: Optional["pa.Schema"] = None) -> tuple["pa.Table", list[int]]:
+    """Read CSV files (each with a header line; ``.gz``/``.bz2`` decompressed) into one Arrow table.
+
+    Returns the table (rows in the order of ``paths``) and each file's row count.
+    """
     import pyarrow as pa
 
     from ubunye.io import open_text
+    from ubunye.io.options import UnsupportedOption, flag
 
+    opts = options or {}
+    if not flag(opts, "header", True) or not flag(opts, "inferSchema", True):
+        raise UnsupportedOption("options header=false and inferSchema=false are not followed by the pandas reader of csv")
+    if schema is not None:
+        raise UnsupportedOption("an explicit schema is not followed by the pandas reader of csv")
     names: Optional[list[str]] = None
     records: list[list[Optional[str]]] = []
+    counts: list[int] = []
     for path in paths:
         with open_text(path, newline="") as handle:
             lines = [line.rstrip("\r\n") for line in handle]
         if not lines:
+            counts.append(0)
             continue
         header = header_names(split_record(lines[0]))
         names = names or header
+        before = len(records)
         records.extend(split_record(line) for line in lines[1:] if line != "")
+        counts.append(len(records) - before)
     if names is None:
-        return pa.table({})
+        return pa.table({}), counts
     types = infer_types(records, len(names))
     arrays = []
     for i, t in enumerate(types):
@@ -223,4 +241,4 @@ def read_csv(paths: list[Path]) -> "pa.Table":
         cells = [r[i] if i < len(r) else None for r in records]
         values = [None if v is None else convert(v) for v in cells]
         arrays.append(pa.array(values, arrow_type(t, values)))
-    return pa.Table.from_arrays(arrays, names=names)
+    return pa.Table.from_arrays(arrays, names=names), counts

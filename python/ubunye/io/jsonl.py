@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Union
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
@@ -140,14 +140,27 @@ def convert(v: Any, t: SparkType) -> Any:
     return {k: convert(v.get(k), fields[k]) for k in sorted(fields)}
 
 
-def read_jsonl(paths: list[Path]) -> "pa.Table":
-    """Read JSON-lines files (``.gz``/``.bz2`` decompressed) into one Arrow table with Spark's inferred types."""
+# The options this reader follows (lower-case names; ubunye.io.options refuses others).
+OPTIONS: tuple[str, ...] = ()
+
+
+def read_jsonl(paths: list[Path], options: Optional[Mapping[str, str]] = None,
+               schema: Optional["pa.Schema"] = None) -> tuple["pa.Table", list[int]]:
+    """Read JSON-lines files (``.gz``/``.bz2`` decompressed) into one Arrow table with Spark's inferred types.
+
+    Returns the table (rows in the order of ``paths``) and each file's row count.
+    """
     import pyarrow as pa
 
     from ubunye.io import open_text
+    from ubunye.io.options import UnsupportedOption
 
+    if schema is not None:
+        raise UnsupportedOption("an explicit schema is not followed by the pandas reader of json")
     rows: list[dict[str, Any]] = []
+    counts: list[int] = []
     for path in paths:
+        before = len(rows)
         with open_text(path) as handle:
             for number, line in enumerate(handle, 1):
                 if line.strip():
@@ -155,15 +168,16 @@ def read_jsonl(paths: list[Path]) -> "pa.Table":
                     if not isinstance(value, dict):
                         raise ValueError(f"{path}:{number}: not a JSON object")
                     rows.append(value)
-    schema: dict[str, SparkType] = {}
+        counts.append(len(rows) - before)
+    types: dict[str, SparkType] = {}
     for row in rows:
         for k, v in row.items():
-            schema[k] = merge(schema.get(k), infer(v))
-    names = sorted(schema)
-    arrays = [pa.array([convert(r.get(k), schema[k]) for r in rows], to_arrow_type(schema[k])) for k in names]
+            types[k] = merge(types.get(k), infer(v))
+    names = sorted(types)
+    arrays = [pa.array([convert(r.get(k), types[k]) for r in rows], to_arrow_type(types[k])) for k in names]
     if not names:
-        return pa.table({"_": pa.nulls(len(rows))}).select([])
-    return pa.Table.from_arrays(arrays, names=names)
+        return pa.table({"_": pa.nulls(len(rows))}).select([]), counts
+    return pa.Table.from_arrays(arrays, names=names), counts
 
 
 def json_value(v: Any) -> str:

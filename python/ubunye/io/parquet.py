@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Mapping, Optional
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
@@ -11,16 +11,27 @@ if TYPE_CHECKING:  # pragma: no cover
 SPARK_SCHEMA_KEY = b"org.apache.spark.sql.parquet.row.metadata"
 
 
-def read_parquet(paths: list[Path]) -> "pa.Table":
+# The options this reader follows (lower-case names; ubunye.io.options refuses others).
+OPTIONS: tuple[str, ...] = ()
+
+
+def read_parquet(paths: list[Path], options: Optional[Mapping[str, str]] = None,
+                 schema: Optional["pa.Schema"] = None) -> tuple["pa.Table", list[int]]:
     """Read parquet part files into one table.
 
     Spark writes instants as INT96 or as timestamps without a zone flag in
     some versions; Spark's own schema (kept in the file metadata) says which
     naive Arrow timestamps are really instants, and those are read as UTC.
-    INT96 columns are instants too.
+    INT96 columns are instants too. Returns the table (rows in the order of
+    ``paths``) and each file's row count.
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
+
+    from ubunye.io.options import UnsupportedOption
+
+    if schema is not None:
+        raise UnsupportedOption("an explicit schema is not followed by the pandas reader of parquet")
 
     tables = []
     for path in paths:
@@ -30,7 +41,8 @@ def read_parquet(paths: list[Path]) -> "pa.Table":
         tables.append(_mark_instants(table, instants))
     if not tables:
         raise ValueError("no parquet part files")
-    return pa.concat_tables(tables, promote_options="default") if len(tables) > 1 else tables[0]
+    counts = [t.num_rows for t in tables]
+    return (pa.concat_tables(tables, promote_options="default") if len(tables) > 1 else tables[0]), counts
 
 
 def _instant_columns(pf: "object") -> set[str]:

@@ -1,0 +1,145 @@
+"""The parity harness: one input read by Spark and by the pandas backend's reader.
+
+``check(spark, path, fmt, options=None, schema=None)`` reads ``path`` with
+``spark.read.format(fmt).options(...).schema(...).load(path)`` and with
+``ubunye.io.read_arrow(path, fmt, options=..., schema=...)``, and returns an
+:class:`Outcome`:
+
+- ``agree``: both read a table, with the same column names, the same schema hash
+  and the same rows-v1 digest and count (so the same kinds and values);
+- ``both-refuse``: Spark raised and the pandas reader refused with a one-line
+  reason (an option it does not follow counts only when Spark refuses too);
+- ``differ``: anything else (different tables, or one side refused alone).
+
+CSV is read on both sides with the engine's defaults ``header=true,
+inferSchema=true`` unless ``options`` says otherwise. Every outcome is appended
+to ``$UBUNYE_PARITY_LOG`` (default ``target/parity/<worker>.jsonl``); the suite's
+summary (``conftest.pytest_terminal_summary``) prints the counts.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping, Optional
+
+ROOT = Path(__file__).resolve().parents[1]
+CSV_DEFAULTS = {"header": "true", "inferSchema": "true"}
+
+
+@dataclass
+class Outcome:
+    case: str
+    kind: str  # agree | both-refuse | differ
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.case}: {self.kind}: {self.detail}"
+
+
+def log_path() -> Path:
+    explicit = os.environ.get("UBUNYE_PARITY_LOG")
+    if explicit:
+        return Path(explicit)
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    return ROOT / "target" / "parity" / f"{worker}.jsonl"
+
+
+def _record(outcome: Outcome) -> Outcome:
+    path = log_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as handle:
+        handle.write(json.dumps({"case": outcome.case, "kind": outcome.kind, "detail": outcome.detail}) + "\n")
+    return outcome
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())[:300]
+
+
+def spark_read(spark: Any, path: Path, fmt: str, options: Mapping[str, Any], schema: Optional[str]) -> Any:
+    """Spark's table (collected, so lazy errors surface here)."""
+    reader = spark.read.format(fmt)
+    if fmt == "csv":
+        reader = reader.options(**CSV_DEFAULTS)
+    reader = reader.options(**{str(k): v for k, v in options.items()})
+    if schema is not None:
+        reader = reader.schema(schema)
+    frame = reader.load(str(path))
+    frame.collect()  # FAILFAST and malformed records raise on the action, not on load
+    return frame
+
+
+def pandas_read(path: Path, fmt: str, options: Mapping[str, Any], schema: Optional[str]) -> Any:
+    from ubunye.io import read_arrow
+
+    return read_arrow(path, fmt, options=dict(options), schema=schema)
+
+
+def _diff_rows(spark_frame: Any, table: Any) -> str:
+    """The first row that differs, for the message."""
+    left = [tuple(r) for r in spark_frame.collect()]
+    right = [tuple(r.values()) for r in table.to_pylist()]
+    missing = [r for r in left if r not in right][:1]
+    extra = [r for r in right if r not in left][:1]
+    return f"spark has {missing or 'no other row'}, pandas has {extra or 'no other row'}"
+
+
+def check(spark: Any, path: Path, fmt: str, options: Optional[Mapping[str, Any]] = None,
+          schema: Optional[str] = None, case: Optional[str] = None, record: bool = True) -> Outcome:
+    """Read ``path`` both ways and say whether they agree (see the module docstring).
+
+    ``record=False`` leaves the outcome out of the log (for tests of the harness itself).
+    """
+    outcome = _compare(spark, path, fmt, options, schema, case)
+    return _record(outcome) if record else outcome
+
+
+def _compare(spark: Any, path: Path, fmt: str, options: Optional[Mapping[str, Any]],
+             schema: Optional[str], case: Optional[str]) -> Outcome:
+    import ubunye
+
+    name = case or f"{fmt}:{path.name}:{dict(options or {})}"
+    opts = dict(options or {})
+    spark_error = pandas_error = None
+    spark_frame = table = None
+    try:
+        spark_frame = spark_read(spark, path, fmt, opts, schema)
+    except Exception as exc:  # noqa: BLE001 - any refusal by Spark
+        spark_error = exc
+    try:
+        table = pandas_read(path, fmt, opts, schema)
+    except Exception as exc:  # noqa: BLE001 - any refusal by the pandas reader
+        pandas_error = exc
+    if spark_error is not None and pandas_error is not None:
+        return Outcome(name, "both-refuse", f"pandas: {_one_line(pandas_error)}")
+    if spark_error is not None:
+        return Outcome(name, "differ", f"only Spark refused: {_one_line(spark_error)}")
+    if pandas_error is not None:
+        return Outcome(name, "differ", f"only pandas refused: {_one_line(pandas_error)}")
+    assert spark_frame is not None and table is not None
+    if list(spark_frame.columns) != list(table.column_names):
+        return Outcome(name, "differ", f"columns: spark {spark_frame.columns}, pandas {table.column_names}")
+    try:
+        left = ubunye.fingerprint(spark_frame)
+        right = ubunye.fingerprint(table)
+    except Exception as exc:  # noqa: BLE001 - a kind one side cannot hash
+        return Outcome(name, "differ", f"cannot hash: {_one_line(exc)}")
+    if left.schema_hash != right.schema_hash:
+        return Outcome(name, "differ", f"schema: spark {spark_frame.schema.simpleString()}, "
+                                               f"pandas {table.schema}".replace("\n", "; "))
+    if (left.row_count, left.data_hash) != (right.row_count, right.data_hash):
+        return Outcome(name, "differ", f"rows ({left.row_count} vs {right.row_count}): "
+                                               f"{_diff_rows(spark_frame, table)}")
+    return Outcome(name, "agree", f"{left.row_count} rows, {spark_frame.schema.simpleString()}")
+
+
+def summary(folder: Optional[Path] = None) -> dict[str, int]:
+    """Counts of outcomes logged under ``folder`` (default ``target/parity``)."""
+    counts = {"agree": 0, "both-refuse": 0, "differ": 0}
+    for path in sorted((folder or ROOT / "target" / "parity").glob("*.jsonl")):
+        for line in path.read_text().splitlines():
+            kind = json.loads(line)["kind"]
+            counts[kind] = counts.get(kind, 0) + 1
+    return counts
