@@ -152,3 +152,38 @@ def test_recorded_options_are_masked_and_checked_on_load() -> None:
         RunRecord.from_dict({"run_id": "r", "inputs": [{"name": "raw", "options": ["sep"]}]})
     with pytest.raises(MalformedRecord, match=r"inputs\[0\]\.options\.sep must be a string"):
         RunRecord.from_dict({"run_id": "r", "inputs": [{"name": "raw", "options": {"sep": 1}}]})
+
+
+def test_lineage_verify_reads_an_input_again_with_the_options_and_schema_the_run_used(usecase: Path) -> None:
+    """Re-read with default options, the merged parquet parts (mergeSchema) and the widened
+    column (schema "a DECIMAL(20,0), b STRING" over int64/string) would read as another table, and
+    verify would call unchanged data changed."""
+    raw = ('{format: parquet, path: "{{ task_dir }}/../../../data/parts", options: {mergeSchema: true}, '
+           'schema: "a DECIMAL(20,0), b STRING"}')
+    result = run_task(make_task(usecase, raw), backend="pandas", lineage=True)
+    assert result.status == "success", result.error
+    record = json.loads(Path(result.record_path).read_text())
+    assert record["inputs"][0]["options"]["mergeschema"] == "true"
+    verified = CliRunner().invoke(cli, ["lineage", "verify", "-d", str(usecase / "shop"), "--record",
+                                        str(result.record_path), "--json"])
+    assert verified.exit_code == 0, verified.output
+    steps = {s["name"]: s for s in json.loads(verified.stdout)["steps"]}
+    assert steps["raw"]["verdict"] == "unchanged", steps["raw"]
+
+
+
+def test_lineage_verify_does_not_guess_a_masked_option(tmp_path: Path) -> None:
+    """A recorded option whose value is masked cannot be read again as the run read it: unknown."""
+    from ubunye.lineage.verify import verify_record
+
+    (tmp_path / "a.parquet").write_bytes(b"")
+    record = RunRecord.from_dict({
+        "version": 2, "run_id": "r", "usecase": "u", "package": "p", "task": "t", "status": "success",
+        "inputs": [{"name": "raw", "direction": "input", "format": "parquet", "location": str(tmp_path / "a.parquet"),
+                    "row_count": 1, "schema_hash": "sha256:" + "0" * 64, "data_hash": "sha256:" + "0" * 64,
+                    "options": {"token": "***"}}],
+        "outputs": []})
+    calls: list[Any] = []
+    check = verify_record(record, hasher=lambda *a, **k: calls.append((a, k))).steps[0]
+    assert check.verdict == "unknown" and "'token' is masked" in (check.reason or ""), check
+    assert calls == []
