@@ -136,3 +136,85 @@ def test_partition_layouts_read_as_spark_reads_them(spark: Any, tmp_path: Path, 
     opts = {k: v.replace("{root}", str(tmp_path)).replace("*", fmt) for k, v in (options or {}).items()}
     outcome = check(spark, tmp_path / sub.replace("*", fmt), fmt, opts, case=f"partition-layout:{name}:{fmt}")
     assert outcome.kind in ("agree", "both-refuse"), str(outcome)
+
+
+WRITE_CONFIG = """
+CONFIG:
+  inputs:
+    rows: {format: parquet, path: "{{ data }}/rows.parquet"}
+  outputs:
+    by_text_and_day: {format: csv, path: "{{ out }}/by_text_and_day", partition_by: [s, d]}
+    by_instant_and_decimal: {format: parquet, path: "{{ out }}/by_instant_and_decimal", partition_by: [t, dec]}
+    by_flag_double_int: {format: json, path: "{{ out }}/by_flag_double_int", partition_by: [b, dbl, n]}
+"""
+WRITE_CODE = """
+from ubunye import Task
+
+
+class Same(Task):
+    def transform(self, sources):
+        rows = sources["rows"]
+        return {"by_text_and_day": rows, "by_instant_and_decimal": rows, "by_flag_double_int": rows}
+"""
+
+
+def awkward_rows() -> pa.Table:
+    import datetime as dt
+    from decimal import Decimal
+
+    utc = dt.timezone.utc
+    return pa.table({
+        "id": pa.array([1, 2, 3, 4, 5], pa.int64()),
+        "s": pa.array(["a/b:c", None, "", "x y=z%#?*[]{}^'\"\\\x01é<>|", "plain"], pa.string()),
+        "d": pa.array([dt.date(2024, 1, 1), None, dt.date(1969, 12, 31), dt.date(2024, 2, 29), dt.date(2024, 1, 1)]),
+        "t": pa.array([dt.datetime(2024, 1, 1, tzinfo=utc), dt.datetime(2024, 1, 1, 12, 30, 0, 500000, tzinfo=utc),
+                       None, dt.datetime(1969, 12, 31, 23, 59, 59, 123456, tzinfo=utc),
+                       dt.datetime(2024, 1, 1, tzinfo=utc)], pa.timestamp("us", tz="UTC")),
+        "dec": pa.array([Decimal("1.50"), None, Decimal("0.01"), Decimal("-12345678.90"), Decimal("1.50")],
+                        pa.decimal128(10, 2)),
+        "b": pa.array([True, None, False, True, True]),
+        "dbl": pa.array([1e10, float("nan"), 2.5, 1e-5, -0.5]),
+        "n": pa.array([3, None, -7, 0, 3], pa.int32()),
+        "note": pa.array(["k", None, "m", "n", "o"]),
+    })
+
+
+def folders(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_dir())
+
+
+def test_a_partitioned_write_lays_out_the_same_folders_and_receipt_on_pandas_and_spark(
+        spark: Any, tmp_path: Path) -> None:
+    from ubunye import run_task
+
+    zone = spark.conf.get("spark.sql.session.timeZone")
+    (tmp_path / "data").mkdir()
+    pq.write_table(awkward_rows(), tmp_path / "data" / "rows.parquet")
+    task = tmp_path / "uc" / "proof" / "pkg" / "same"
+    task.mkdir(parents=True)
+    (task / "config.yaml").write_text(WRITE_CONFIG)
+    (task / "transformations.py").write_text(WRITE_CODE)
+    records = {}
+    try:
+        for label, options in {"spark": dict(backend="spark", spark=spark), "pandas": dict(backend="pandas")}.items():
+            result = run_task(task, lineage=True, reuse_hashes=False,
+                              variables={"data": str(tmp_path / "data"), "out": str(tmp_path / label)}, **options)
+            path = next((tmp_path / "uc/.ubunye/lineage/proof/pkg/same").glob(f"{result.run_id}.json"))
+            records[label] = json.loads(path.read_text())
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", zone)
+    for out in ("by_text_and_day", "by_instant_and_decimal", "by_flag_double_int"):
+        spark_dirs, pandas_dirs = folders(tmp_path / "spark" / out), folders(tmp_path / "pandas" / out)
+        assert pandas_dirs == spark_dirs, out
+        assert len(spark_dirs) >= 4, spark_dirs
+        fmt = {"by_text_and_day": "csv", "by_instant_and_decimal": "parquet"}.get(out, "json")
+        # the folders pandas wrote read the same with Spark and with pandas, as Spark's own do
+        for side in ("pandas", "spark"):
+            outcome = check(spark, tmp_path / side / out, fmt, case=f"partition-write:{out}:{side}")
+            assert outcome.kind == "agree", str(outcome)
+
+    def digests(rec: dict[str, Any]) -> list[tuple[Any, ...]]:
+        return [(s["name"], s["row_count"], s["schema_hash"], s["data_hash"]) for s in rec["outputs"]]
+
+    assert all(d[3] is not None for d in digests(records["spark"])), digests(records["spark"])
+    assert digests(records["pandas"]) == digests(records["spark"])
