@@ -9,7 +9,9 @@ of part files the way Spark reads it, so that a file hashes the same with
 - ``json``: JSON lines with Spark's inference (:mod:`.jsonl`).
 
 A folder is read as Spark reads it: every visible file (names starting with
-``_`` or ``.`` are skipped) in one format. Without a format, the files' names
+``_`` or ``.`` are skipped) in one format; ``key=value`` sub-folders are
+partitions, their values appended as columns (:mod:`.partitions`; the
+``basePath`` option as Spark's). Without a format, the files' names
 must all name the same one (``part-0.snappy.parquet`` and ``part-1.parquet``
 do; ``part-0.csv`` and ``part-1.json`` or a ``README.txt`` beside csv parts
 do not, and the folder is refused); with a format, every visible file is
@@ -41,23 +43,29 @@ class UnreadablePath(OSError):
     """A path that does not exist, is empty, or cannot be read in the format."""
 
 
-def part_files(path: Path) -> list[Path]:
-    """The data files of ``path``: itself, or a folder's visible files, sorted.
+def part_files(path: Path, base_path: Optional[str] = None) -> list[Path]:
+    """The data files of ``path``: itself, or a folder's data files, as Spark finds them.
 
-    Files whose names start with ``.`` or ``_`` (``_SUCCESS``, ``.crc``) are
-    skipped, as Spark skips them. Partitioned sub-folders are refused.
+    Files and folders whose names start with ``.`` or ``_`` (``_SUCCESS``,
+    ``.crc``) are skipped, as Spark skips them; ``key=value`` partition folders
+    are walked (:mod:`ubunye.io.partitions`); ``base_path`` is Spark's ``basePath``.
     """
+    return _layout(path, base_path).files
+
+
+def _layout(path: Path, base_path: Optional[str] = None) -> Any:
+    """The files and partition values of ``path`` (:func:`ubunye.io.partitions.discover`)."""
+    from ubunye.io.partitions import PartitionError, discover
+
     if not path.exists():
         raise UnreadablePath(f"{path}: no such file or folder")
-    if path.is_file():
-        return [path]
-    entries = sorted(p for p in path.iterdir() if not p.name.startswith((".", "_")))
-    folders = [p for p in entries if p.is_dir()]
-    if folders:
-        raise UnreadablePath(f"{path}: partitioned sub-folders ({folders[0].name}) are not supported")
-    if not entries:
+    try:
+        layout = discover(path, base_path)
+    except PartitionError as exc:
+        raise UnreadablePath(str(exc)) from exc
+    if not layout.files:
         raise UnreadablePath(f"{path}: folder holds no data files")
-    return entries
+    return layout
 
 
 def file_format(path: Path) -> Optional[str]:
@@ -136,16 +144,19 @@ def read_arrow(path: Union[str, Path], format: Optional[str] = None, *,
     p = Path(path)
     opts = reader_options.normalize(options)
     schema = as_schema(schema)
-    files = part_files(p)
+    layout = _layout(p, opts.pop("basepath", None))
+    files = layout.files
     fmt = format or detect_format(files)
     readers = _readers()
     if fmt not in readers:
         raise ValueError(f"unknown format {fmt!r}: expected one of {', '.join(FORMATS)}")
     read, followed = readers[fmt]
     try:
+        from ubunye.io import partitions
+
         reader_options.check(fmt, opts, followed)
-        table, _counts = read(files, opts, schema)
-        return table
+        table, counts = read(files, opts, partitions.split_schema(schema, layout))
+        return partitions.attach(table, counts, layout, schema)
     except (OSError, ValueError, UnicodeDecodeError) as exc:
         if isinstance(exc, UnreadablePath):
             raise

@@ -127,8 +127,6 @@ class PandasBackend(Backend):
             reader_settings(spec)
         else:
             check_write_options(spec)
-        if spec.partition_by:
-            raise IOSpecError(f"output {spec.name!r}: partition_by is supported on the spark backend only")
 
     def read(self, spec: IOSpec) -> ReadResult:
         what = f"input {spec.name!r}"
@@ -141,9 +139,22 @@ class PandasBackend(Backend):
         if not self.is_frame(frame):
             raise IOSpecError(f"{what}: expected a pandas DataFrame; got {type(frame).__name__}")
         path = files.local_path(spec.path, what)
+        if spec.partition_by:  # refused before anything already there is replaced
+            from ubunye.io.partition_write import PartitionWriteError, partition_columns
+
+            try:
+                partition_columns(to_arrow(frame).schema, spec.partition_by)
+            except PartitionWriteError as exc:
+                raise IOSpecError(f"{what}: {exc}") from exc
         if not files.prepare_output(path, spec.mode, what):
             return WriteResult(written=False)
-        write_arrow(to_arrow(frame), files.new_part(path, spec.format), spec.format)
+        if spec.partition_by:  # folders and values as Spark's partitionBy lays them out
+            from ubunye.io.partition_write import write_partitioned
+
+            write_partitioned(to_arrow(frame), path, spec.partition_by,
+                              lambda part, sub: write_arrow(part, files.new_part(sub, spec.format), spec.format))
+        else:
+            write_arrow(to_arrow(frame), files.new_part(path, spec.format), spec.format)
         files.mark_success(path)
         return WriteResult(written=True)
 
