@@ -61,7 +61,7 @@ def _scan(text: str, i: int, o: CsvOptions, multi: bool) -> tuple[list[Optional[
     sep, quote, escape = o.sep, o.quote, o.escape
     n = len(text)
     fields: list[Optional[str]] = []
-    ends = (o.line_sep or "\r\n") if multi else ""
+    ends = (o.line_sep or "\n") if multi else ""
     while True:
         if o.ignore_leading:
             while i < n and text[i] <= " " and text[i] not in ends and not text.startswith(sep, i):
@@ -70,25 +70,21 @@ def _scan(text: str, i: int, o: CsvOptions, multi: bool) -> tuple[list[Optional[
             j, buf, value = i + 1, [], None
             while j < n:
                 c = text[j]
-                if c == escape and j + 1 < n and text[j + 1] == quote:
-                    buf.append(quote)
+                if c == escape and j + 1 < n and text[j + 1] in (quote, escape):
+                    buf.append(text[j + 1])
                     j += 2
                     continue
                 if c == quote:
-                    k = j + 1
-                    if o.ignore_trailing:
-                        while k < n and text[k] in " \t" and not text.startswith(sep, k):
-                            k += 1
+                    k = j + 1  # whitespace after a closing quote is skipped
+                    while k < n and text[k] <= " " and text[k] not in "\r\n" and not text.startswith(sep, k):
+                        k += 1
                     if k == n or text.startswith(sep, k) or (ends and text[k] in ends):
                         value, j = "".join(buf), k
                     else:  # an unescaped quote: the raw text up to the separator
                         end = _field_end(text, j, sep, ends)
                         value, j = text[i:end], end
                     break
-                if multi and c == "\r" and j + 1 < n and text[j + 1] == "\n":
-                    j += 1  # univocity normalizes line breaks inside quotes to \n
-                    c = "\n"
-                buf.append("\n" if multi and c == "\r" else c)
+                buf.append(c)
                 j += 1
             if value is None:  # no closing quote before the end
                 value = "".join(buf)
@@ -127,21 +123,31 @@ def records(text: str, o: CsvOptions) -> Iterator[tuple[int, list[Optional[str]]
             if line.strip(_WS) and not (o.comment != NUL and line.startswith(o.comment)):
                 yield number, split_record(line, o=o)
         return
+    if not o.line_sep:  # univocity: the first line break found ends records, read as \n
+        first = next((k for k, c in enumerate(text) if c in "\r\n"), None)
+        if first is not None and text[first] == "\r":
+            text = text.replace("\r\n" if text.startswith("\r\n", first) else "\r", "\n")
     i, n, number = 0, len(text), 1
+    ends = o.line_sep or "\n"
     while i < n:
-        if text[i] in "\r\n" or (o.line_sep and text[i] == o.line_sep):
+        if text[i] in ends:
             number += 1
             i += 2 if text.startswith("\r\n", i) else 1
             continue
         if o.comment != NUL and text[i] == o.comment:
-            end = min([k for k in (text.find("\n", i), text.find("\r", i)) if k >= 0] or [n])
-            i = end
+            end = text.find(ends, i)
+            i = n if end < 0 else end
             continue
         start = number
         fields, j = _scan(text, i, o, multi=True)
-        number += text.count("\n", i, j) + text.count("\r", i, j) - text.count("\r\n", i, j)
+        number += text.count(ends, i, j)
         i = j
         yield start, fields
+
+
+def infer_value(type_so_far: Optional[Type], v: str) -> Optional[Type]:
+    """The type of a column after value ``v`` with the default options (:class:`.csv_infer.Inferrer`)."""
+    return Inferrer(CsvOptions()).field(type_so_far, v)
 
 
 def _lines(text: str) -> list[str]:
@@ -150,9 +156,9 @@ def _lines(text: str) -> list[str]:
     return out[:-1] if out and out[-1] == "" else out
 
 
-def header_names(fields: list[Optional[str]]) -> list[str]:
-    """Spark's header names: ``_c<i>`` for empty ones, ``<name><i>`` for repeats (any case)."""
-    names = [f if f else f"_c{i}" for i, f in enumerate(fields)]
+def header_names(fields: list[Optional[str]], null_value: str = "") -> list[str]:
+    """Spark's header names: ``_c<i>`` for empty (or ``nullValue``) ones, ``<name><i>`` for repeats (any case)."""
+    names = [f if f and f != null_value else f"_c{i}" for i, f in enumerate(fields)]
     lowered = [n.lower() for n in names]
     return [f"{n}{i}" if lowered.count(n.lower()) > 1 else n for i, n in enumerate(names)]
 
@@ -173,7 +179,8 @@ def _read_text(path: Path, o: CsvOptions) -> str:
         raise UnreadablePath(f"{path}: compressed as {suffix}, which this reader cannot decompress (.gz and .bz2 only)")
     else:
         data = path.read_bytes()
-    return data.decode(o.encoding, errors="replace")  # Spark's decoder: U+FFFD for bad bytes
+    text = data.decode(o.encoding, errors="replace")  # Spark's decoder: U+FFFD for bad bytes
+    return text[1:] if text.startswith("\ufeff") else text  # a byte-order mark is skipped
 
 
 def _converter(t: Any, o: CsvOptions) -> Callable[[str], Any]:
@@ -222,7 +229,7 @@ def _naive(value: Any) -> Any:
 
 
 def _decimal(v: str, precision: int, scale: int) -> Decimal:
-    parsed = big_decimal(v)
+    parsed = big_decimal(v.replace(",", ""))  # Spark's decimal parser (locale en-US) drops commas
     if parsed is None:
         raise ValueError("malformed")
     unscaled, _, s = parsed
@@ -268,13 +275,15 @@ def read_csv(paths: list[Path], options: Optional[Mapping[str, str]] = None,
     if schema is None:
         assert first is not None
         head = first[1] if o.header else first[2][0][1]
-        names = header_names(head) if o.header else [f"_c{i}" for i in range(len(head))]
+        names = header_names(head, o.null_value) if o.header else [f"_c{i}" for i in range(len(head))]
         types: list[Any] = [None] * len(names)
         if o.infer_schema:
             inferrer = Inferrer(o)
             for _, header, recs in sorted(files, key=lambda f: -f[0].stat().st_size):
                 lines = list(recs) if header is None or header == first[1] else [(0, header)] + recs
-                per_file = inferrer.infer((fields for _, fields in lines), len(names))
+                # Spark's inference skips every record equal to the header (the read keeps them)
+                data = (fields for _, fields in lines if not (o.header and fields == first[1]))
+                per_file = inferrer.infer(data, len(names))
                 types = [inferrer.merge(a, b) or "string" for a, b in zip(types, per_file)]
         schema = pa.schema([(n, arrow_type(t)) for n, t in zip(names, types)])
     if not o.enforce_schema and o.header:

@@ -27,8 +27,8 @@ _WS = "".join(chr(c) for c in range(33))  # UTF8String.trimAll: whitespace and c
 
 _LENIENT_TS = re.compile(
     r"(?P<sign>[+-]?)(?P<y>\d{4,6})(?:-(?P<mo>\d{1,2})(?:-(?P<d>\d{1,2})"
-    r"(?:[ T](?P<h>\d{1,2})(?::(?P<mi>\d{1,2})(?::(?P<s>\d{1,2})(?:\.(?P<f>\d{0,9}))?)?)?"
-    r"(?P<z>Z|[+-]\d{1,2}(?::?\d{2})?)?)?)?)?\Z", re.ASCII)
+    r"(?:[ T](?P<h>\d{1,2})(?::(?P<mi>\d{1,2})(?::(?P<s>\d{1,2})(?:\.(?P<f>\d{0,9}))?"
+    r"(?: ?(?P<z>Z|[+-]\d{1,2}(?::?\d{2})?|[A-Za-z][A-Za-z0-9/_+\-:]*))?)?)?)?)?)?\Z", re.ASCII)
 _LENIENT_DATE = re.compile(r"(?P<sign>[+-]?)(?P<y>\d{4,6})(?:-(?P<mo>\d{1,2})(?:-(?P<d>\d{1,2})(?:[ T].*)?)?)?\Z",
                            re.ASCII | re.DOTALL)
 
@@ -58,15 +58,42 @@ def _instant(y: int, mo: int, d: int, h: int, mi: int, s: int, micros: int,
 def lenient_timestamp(text: str, with_zone: bool = True) -> Optional[dt.datetime]:
     """Spark's ``stringToTimestamp`` (an instant, UTC), or None."""
     m = _LENIENT_TS.match(text.strip(_WS))
-    if not m or m["sign"] == "-" or (m["z"] and not with_zone) or (m["f"] == "" and m["f"] is not None):
+    if not m or m["sign"] == "-" or (m["z"] and not with_zone):
         return None
+    _year_in_range(m["y"])
+    frac = (m["f"] or "").ljust(6, "0")[:6]
+    local = (int(m["y"]), int(m["mo"] or 1), int(m["d"] or 1), int(m["h"] or 0), int(m["mi"] or 0),
+             int(m["s"] or 0), int(frac))
     try:
-        offset = _offset(m["z"])
+        offset = _zone_offset(m["z"], local)
     except ValueError:
         return None
-    frac = (m["f"] or "").ljust(6, "0")[:6]
-    return _instant(int(m["y"]), int(m["mo"] or 1), int(m["d"] or 1), int(m["h"] or 0), int(m["mi"] or 0),
-                    int(m["s"] or 0), int(frac), offset)
+    return _instant(*local, offset)
+
+
+def _year_in_range(year: str) -> None:
+    if int(year) > 9999:  # Spark reads it; Python's datetime (and so this reader) cannot hold it
+        raise OverflowError(f"year {int(year)} is out of the range this reader holds (1 to 9999)")
+
+
+def _zone_offset(zone: Optional[str], local: tuple[int, ...]) -> Optional[dt.timedelta]:
+    """The offset of a zone (``Z``, ``+01:00``, ``UTC``, ``UTC+1``, ``Europe/Paris``) at a local time."""
+    if not zone:
+        return None
+    if zone[0] in "+-Z":
+        return _offset(zone)
+    for prefix in ("UTC", "GMT", "UT"):
+        if zone.upper().startswith(prefix):
+            rest = zone[len(prefix):]
+            return dt.timedelta(0) if rest == "" else _offset(rest if rest[0] in "+-" else "x")
+    from zoneinfo import ZoneInfo
+
+    try:
+        info = ZoneInfo(zone)
+        offset = dt.datetime(*local, tzinfo=info).utcoffset()  # type: ignore[misc]
+    except Exception:  # noqa: BLE001 - an unknown zone or an impossible time: not a timestamp
+        raise ValueError(zone) from None
+    return offset
 
 
 def lenient_date(text: str) -> Optional[dt.date]:
@@ -74,6 +101,7 @@ def lenient_date(text: str) -> Optional[dt.date]:
     m = _LENIENT_DATE.match(text.strip(_WS))
     if not m or m["sign"] == "-":
         return None
+    _year_in_range(m["y"])
     try:
         return dt.date(int(m["y"]), int(m["mo"] or 1), int(m["d"] or 1))
     except ValueError:
