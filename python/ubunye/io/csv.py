@@ -64,7 +64,7 @@ def _scan(text: str, i: int, o: CsvOptions, multi: bool) -> tuple[list[Optional[
     ends = (o.line_sep or "\n") if multi else ""
     while True:
         if o.ignore_leading:
-            while i < n and text[i] <= " " and text[i] not in ends and not text.startswith(sep, i):
+            while i < n and text[i] <= " " and not _at(text, i, ends) and not text.startswith(sep, i):
                 i += 1
         if i < n and text[i] == quote and quote != NUL:
             j, buf, value = i + 1, [], None
@@ -78,7 +78,7 @@ def _scan(text: str, i: int, o: CsvOptions, multi: bool) -> tuple[list[Optional[
                     k = j + 1  # whitespace after a closing quote is skipped
                     while k < n and text[k] <= " " and text[k] not in "\r\n" and not text.startswith(sep, k):
                         k += 1
-                    if k == n or text.startswith(sep, k) or (ends and text[k] in ends):
+                    if k == n or text.startswith(sep, k) or _at(text, k, ends):
                         value, j = "".join(buf), k
                     else:  # an unescaped quote: the raw text up to the separator
                         end = _field_end(text, j, sep, ends)
@@ -97,21 +97,24 @@ def _scan(text: str, i: int, o: CsvOptions, multi: bool) -> tuple[list[Optional[
                 raw = raw.rstrip(_WS)
             fields.append(raw if raw != "" else None)
             i = end
-        if i >= n or (ends and text[i] in ends):
+        if i >= n or _at(text, i, ends):
             return fields, i
         i += len(sep)
-        if i == n or (ends and text[i] in ends):
+        if i == n or _at(text, i, ends):
             fields.append(None)
             return fields, i
+
+
+def _at(text: str, i: int, ends: str) -> bool:
+    return bool(ends) and text.startswith(ends, i)
 
 
 def _field_end(text: str, i: int, sep: str, ends: str) -> int:
     end = text.find(sep, i)
     end = len(text) if end < 0 else end
-    for e in ends:
-        k = text.find(e, i, end)
-        if k >= 0:
-            end = k
+    if ends:
+        k = text.find(ends, i, end)
+        end = k if k >= 0 else end
     return end
 
 
@@ -130,9 +133,9 @@ def records(text: str, o: CsvOptions) -> Iterator[tuple[int, list[Optional[str]]
     i, n, number = 0, len(text), 1
     ends = o.line_sep or "\n"
     while i < n:
-        if text[i] in ends:
+        if text.startswith(ends, i):
             number += 1
-            i += 2 if text.startswith("\r\n", i) else 1
+            i += len(ends)
             continue
         if o.comment != NUL and text[i] == o.comment:
             end = text.find(ends, i)

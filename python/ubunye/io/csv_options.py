@@ -17,6 +17,8 @@ from ubunye.io.options import UnsupportedOption, flag
 
 NUL = "\u0000"
 MODES = ("PERMISSIVE", "DROPMALFORMED", "FAILFAST")
+# the charsets Spark 4 accepts (spark.sql.legacy.javaCharsets=false)
+SPARK_CHARSETS = ("iso-8859-1", "us-ascii", "utf-16", "utf-16be", "utf-16le", "utf-32", "utf-8")
 
 # The options the csv reader follows (lower-case names; ubunye.io.options refuses others).
 FOLLOWED = (
@@ -92,16 +94,16 @@ def _char(opts: Mapping[str, str], name: str, default: str) -> str:
 
 
 def _encoding(opts: Mapping[str, str]) -> str:
+    """The Python codec of ``encoding``/``charset``: Spark 4's charsets that extend ASCII."""
     name = opts.get("encoding", opts.get("charset", "UTF-8"))
-    try:
-        info = codecs.lookup(name)
-    except LookupError:
-        raise UnsupportedOption(f"option 'encoding': unknown charset {name!r}") from None
-    # line splitting and separators work on ASCII text: only charsets that keep ASCII as is
-    if "\n,\"".encode(info.name, errors="strict") != b"\n,\"" or info.name.startswith(("utf-16", "utf-32")):
+    low = name.lower()
+    if low not in SPARK_CHARSETS:
+        raise UnsupportedOption(f"option 'encoding' {name!r} is invalid: Spark 4 expects one of "
+                                f"{', '.join(SPARK_CHARSETS)}")
+    if low.startswith(("utf-16", "utf-32")):
         raise UnsupportedOption(f"option 'encoding' {name!r} is not followed by the pandas reader of csv "
-                                "(charsets that extend ASCII only)")
-    return info.name
+                                "(iso-8859-1, us-ascii and utf-8 are)")
+    return codecs.lookup(low).name
 
 
 def parse(opts: Mapping[str, str]) -> CsvOptions:
@@ -110,7 +112,9 @@ def parse(opts: Mapping[str, str]) -> CsvOptions:
     ``header`` and ``inferSchema`` default to true: the engine reads csv with both on.
     """
     line_sep = opts.get("linesep")
-    if line_sep is not None and len(line_sep) != 1:
+    if line_sep == "":
+        raise UnsupportedOption("option 'lineSep' cannot be an empty string")
+    if line_sep is not None and len(line_sep) > 2:  # Spark allows two, for \r\n
         raise UnsupportedOption(f"option 'lineSep' can contain only 1 character; got {line_sep!r}")
     mode = opts.get("mode", "PERMISSIVE").upper()
     if mode not in MODES:  # Spark warns and reads permissively
