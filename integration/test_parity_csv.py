@@ -46,10 +46,12 @@ OPTION_CASES: dict[str, Case] = {
     "dateFormat-and-iso": _c("a\n05/01/2024\n2024-01-05\n", dateFormat="dd/MM/yyyy"),
     "dateFormat-month-names": _c("a\n05 jan 2024\n06 FEB 2024\n", dateFormat="dd MMM yyyy"),
     "dateFormat-yy": _c("a\n05/01/24\n", dateFormat="dd/MM/yy"),
+    "dateFormat-strict-widths": _c("a\n5 january 2024\n05 January 2024\n2024-02-30\n", "a DATE",
+                                   dateFormat="dd MMMM yyyy"),
     "dateFormat-schema": _c("a\n05.01.2024\n2024-01-05\n", "a DATE", dateFormat="dd.MM.yyyy"),
     "timestampFormat": _c("a\n05/01/2024 10:11:12.345\n", timestampFormat="dd/MM/yyyy HH:mm:ss.SSS"),
     "timestampFormat-XXX": _c("a\n2024-01-05T10:11:12+02:00\n", timestampFormat="yyyy-MM-dd'T'HH:mm:ssXXX"),
-    "timestampFormat-ampm": _c("a\n2024-01-05 01:30 PM\n", timestampFormat="yyyy-MM-dd hh:mm a"),
+    "timestampFormat-ampm": _c("a\n2024-01-05 01:30 PM\n2024-01-05 12:30 AM\n", timestampFormat="yyyy-MM-dd hh:mm a"),
     "timestampFormat-schema": _c("a\n05.01.2024 10:30\n2024-01-05 10:30\n", "a TIMESTAMP",
                                  timestampFormat="dd.MM.yyyy HH:mm"),
     "timestampNTZFormat-inferred": _c("a\n05/01/2024 10:11\n", timestampNTZFormat="dd/MM/yyyy HH:mm"),
@@ -80,6 +82,7 @@ OPTION_CASES: dict[str, Case] = {
     "mode-failfast-value": _c("a,b\n1,x\nz,y\n", "a INT, b STRING", mode="FAILFAST"),
     "mode-failfast-short": _c("a,b\n1,x\n3\n", mode="FAILFAST"),
     "mode-failfast-clean": _c("a,b\n1,x\n", mode="FAILFAST"),
+    "mode-unknown-is-permissive": _c("a\nz\n", "a INT", mode="bogus"),
     "enforceSchema-true-orders": _c({"p1.csv": "a,b\n1,x\n", "p2.csv": "b,a\ny,2\n"}),
     "enforceSchema-false-orders": _c({"p1.csv": "a,b\n1,x\n", "p2.csv": "b,a\ny,2\n"}, enforceSchema="false"),
     "enforceSchema-false-same": _c({"p1.csv": "a,b\n1,x\n", "p2.csv": "A,b\n2,y\n"}, enforceSchema="false"),
@@ -145,7 +148,10 @@ INFERENCE_CASES: dict[str, Case] = {
 }
 
 # Cases Spark 3.5 reads differently from Spark 4.x (the pandas reader follows 4.x), and why.
-SPARK35_DIFFERS: dict[str, str] = {}
+SPARK35_DIFFERS: dict[str, str] = {
+    "charset-cp1252": "Spark 3.5 reads any Java charset (windows-1252 here); Spark 4 accepts only iso-8859-1, "
+                      "us-ascii, utf-8, utf-16* and utf-32 and refuses it, as the pandas reader does",
+}
 
 
 def _write(tmp_path: Path, content: Any) -> Path:

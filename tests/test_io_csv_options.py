@@ -179,6 +179,10 @@ def test_the_largest_files_header_names_the_columns(tmp_path: Path) -> None:
     assert read_arrow(folder, "csv").column_names == ["b", "a"]
 
 
+def test_a_byte_order_mark_is_skipped(tmp_path: Path) -> None:
+    assert read(tmp_path, "\ufeffa,b\n1,2\n").column_names == ["a", "b"]
+
+
 def test_year_past_9999_is_refused_in_one_line(tmp_path: Path) -> None:
     with pytest.raises(UnreadablePath, match="year 12024 is out of the range"):
         read(tmp_path, "a\n12024-01-05\n")
