@@ -151,6 +151,9 @@ INFERENCE_CASES: dict[str, Case] = {
 SPARK35_DIFFERS: dict[str, str] = {
     "charset-cp1252": "Spark 3.5 reads any Java charset (windows-1252 here); Spark 4 accepts only iso-8859-1, "
                       "us-ascii, utf-8, utf-16* and utf-32 and refuses it, as the pandas reader does",
+    "dateFormat-strict-widths": "Spark 3.5 (spark.sql.legacy.timeParserPolicy=EXCEPTION) refuses text its old "
+                                "parser would read ('5 january 2024' with 'dd') with SparkUpgradeException; Spark 4 "
+                                "(CORRECTED) reads it as null, as the pandas reader does",
 }
 
 
