@@ -1,244 +1,342 @@
-"""CSV read the way Spark reads it with ``header=true, inferSchema=true`` in a UTC session.
+"""CSV read the way Spark 4.x reads it (``header=true, inferSchema=true`` by default, a UTC session).
 
-Spark's CSV defaults are kept: separator ``,``, quote ``"``, escape ``\\``
-(so ``""`` inside a quoted value is *not* an escaped quote: an unescaped quote
-makes the value run raw up to the next separator, as univocity's
-``STOP_AT_DELIMITER`` does), empty fields are null, one record per line,
-missing trailing fields are null. Duplicate header names get their column
-index appended (``a0``, ``a1``), empty ones become ``_c<i>``.
+Options follow Spark's meaning (:mod:`.csv_options`): ``sep``/``delimiter``, ``quote``,
+``escape``, ``comment``, ``header``, ``inferSchema``, ``nullValue``, ``emptyValue``,
+``nanValue``, ``positiveInf``, ``negativeInf``, ``dateFormat``, ``timestampFormat``,
+``timestampNTZFormat``, ``multiLine``, ``encoding``/``charset``, ``ignoreLeadingWhiteSpace``,
+``ignoreTrailingWhiteSpace``, ``lineSep``, ``mode``, ``enforceSchema``, ``preferDate``.
 
-Type inference follows Spark's ``CSVInferSchema``: each value is tried as
-int, long, decimal (integers too big for a long), double, date
-(``yyyy-MM-dd``), timestamp (naive values read as UTC), boolean, and the
-column takes the widest type its values need; anything else is a string. An
-all-null column is a string column.
+Records: one per line (``\\n``, ``\\r`` or ``\\r\\n``, or ``lineSep``), blank lines and
+lines starting with ``comment`` skipped; with ``multiLine`` a quoted value may hold line
+breaks. Within a quoted value ``escape`` followed by ``quote`` is a quote; a stray quote
+after a quoted value makes the raw text run to the separator (univocity's
+``STOP_AT_DELIMITER``). An empty field is null, an empty quoted field is ``emptyValue``,
+a field equal to ``nullValue`` is null. Bytes that are not valid in the encoding become
+U+FFFD. Header names: ``_c<i>`` for empty ones, ``<name><i>`` for names repeated in any
+case; the header is the largest file's (Spark reads it first), every file's first record
+is skipped, and with ``enforceSchema=false`` a file whose header names differ is refused.
+
+Types: inferred as Spark infers them (:mod:`.csv_infer`), all strings with
+``inferSchema=false``, or an explicit schema. A value that does not convert is
+malformed, as is a record with too few or too many fields: ``PERMISSIVE`` makes the
+value null (missing fields null, extra ones dropped), ``DROPMALFORMED`` drops the record,
+``FAILFAST`` refuses naming the file and line.
 """
 from __future__ import annotations
 
-import datetime as dt
-import re
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Optional
+
+from ubunye.io import csv_datetime as dates
+from ubunye.io.csv_infer import INT32, INT64, Inferrer, Type, big_decimal, java_double, java_int
+from ubunye.io.csv_options import FOLLOWED, NUL, CsvOptions, parse
+from ubunye.io.options import UnsupportedOption
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
 
-INT, LONG, DECIMAL, DOUBLE, DATE, TIMESTAMP, BOOL, STRING = (
-    "int", "long", "decimal", "double", "date", "timestamp", "bool", "string")
-CHAIN = [INT, LONG, DECIMAL, DOUBLE, DATE, TIMESTAMP, BOOL, STRING]
-INT32 = (-(2**31), 2**31 - 1)
-INT64 = (-(2**63), 2**63 - 1)
-
-_INTEGER = re.compile(r"[+-]?[0-9]+\Z")
-_DOUBLE = re.compile(
-    r"[+-]?(NaN|Infinity|((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?))[fFdD]?\Z")
-_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})\Z")
-_TIMESTAMP = re.compile(
-    r"(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?"
-    r"\s*(Z|[+-]\d{2}(?::?\d{2})?)?\Z")
-_SPECIAL_DOUBLES = {"NaN": float("nan"), "Inf": float("inf"), "-Inf": float("-inf")}
+# The options this reader follows (lower-case names; ubunye.io.options refuses others).
+OPTIONS = FOLLOWED
+_WS = "".join(chr(c) for c in range(33))
+EMPTY = ""  # an empty quoted field, before emptyValue
 
 
-def split_record(line: str, sep: str = ",", quote: str = '"', escape: str = "\\") -> list[Optional[str]]:
-    """Fields of one CSV record; None for an empty (null) field."""
+class Malformed(ValueError):
+    """A malformed record read with ``mode=FAILFAST`` (names the file and line)."""
+
+
+def split_record(line: str, sep: str = ",", quote: str = '"', escape: str = "\\",
+                 o: Optional[CsvOptions] = None) -> list[Optional[str]]:
+    """Fields of one CSV record; None for an empty unquoted field, ``emptyValue`` for ``""``."""
+    fields, _ = _scan(line, 0, o or CsvOptions(sep=sep, quote=quote, escape=escape), multi=False)
+    return fields
+
+
+def _scan(text: str, i: int, o: CsvOptions, multi: bool) -> tuple[list[Optional[str]], int]:
+    """The fields of the record starting at ``text[i]`` and the index after it.
+
+    With ``multi`` the record ends at a line break outside quotes; otherwise ``text`` is one line.
+    """
+    sep, quote, escape = o.sep, o.quote, o.escape
+    n = len(text)
     fields: list[Optional[str]] = []
-    i, n = 0, len(line)
+    ends = (o.line_sep or "\n") if multi else ""
     while True:
-        if i < n and line[i] == quote:
+        if o.ignore_leading:
+            while i < n and text[i] <= " " and not _at(text, i, ends) and not text.startswith(sep, i):
+                i += 1
+        if i < n and text[i] == quote and quote != NUL:
             j, buf, value = i + 1, [], None
             while j < n:
-                c = line[j]
-                if c == escape and j + 1 < n and line[j + 1] == quote:
-                    buf.append(quote)
+                c = text[j]
+                if c == escape and j + 1 < n and text[j + 1] in (quote, escape):
+                    buf.append(text[j + 1])
                     j += 2
                     continue
                 if c == quote:
-                    if j + 1 == n or line[j + 1] == sep:  # a closing quote
-                        value, j = "".join(buf), j + 1
+                    k = j + 1  # whitespace after a closing quote is skipped
+                    while k < n and text[k] <= " " and text[k] not in "\r\n" and not text.startswith(sep, k):
+                        k += 1
+                    if k == n or text.startswith(sep, k) or _at(text, k, ends):
+                        value, j = "".join(buf), k
                     else:  # an unescaped quote: the raw text up to the separator
-                        end = line.find(sep, j)
-                        end = n if end < 0 else end
-                        value, j = line[i:end], end
+                        end = _field_end(text, j, sep, ends)
+                        value, j = text[i:end], end
                     break
                 buf.append(c)
                 j += 1
-            if value is None:  # no closing quote on the line
+            if value is None:  # no closing quote before the end
                 value = "".join(buf)
-            fields.append(value if value != "" else None)
+            fields.append(value if value != "" else o.empty_value)
             i = j
         else:
-            end = line.find(sep, i)
-            end = n if end < 0 else end
-            fields.append(line[i:end] if end > i else None)
+            end = _field_end(text, i, sep, ends)
+            raw = text[i:end]
+            if o.ignore_trailing:
+                raw = raw.rstrip(_WS)
+            fields.append(raw if raw != "" else None)
             i = end
-        if i >= n:
-            return fields
+        if i >= n or _at(text, i, ends):
+            return fields, i
         i += len(sep)
-        if i == n:
+        if i == n or _at(text, i, ends):
             fields.append(None)
-            return fields
+            return fields, i
 
 
-def header_names(fields: list[Optional[str]]) -> list[str]:
-    """Spark's header names: ``_c<i>`` for empty ones, ``<name><i>`` for repeats."""
-    names = [f if f else f"_c{i}" for i, f in enumerate(fields)]
+def _at(text: str, i: int, ends: str) -> bool:
+    return bool(ends) and text.startswith(ends, i)
+
+
+def _field_end(text: str, i: int, sep: str, ends: str) -> int:
+    end = text.find(sep, i)
+    end = len(text) if end < 0 else end
+    if ends:
+        k = text.find(ends, i, end)
+        end = k if k >= 0 else end
+    return end
+
+
+def records(text: str, o: CsvOptions) -> Iterator[tuple[int, list[Optional[str]]]]:
+    """``(line number, fields)`` of each record of a file's text (blank and comment lines skipped)."""
+    if not o.multi_line:
+        lines = text.split(o.line_sep) if o.line_sep else _lines(text)
+        for number, line in enumerate(lines, 1):
+            if line.strip(_WS) and not (o.comment != NUL and line.startswith(o.comment)):
+                yield number, split_record(line, o=o)
+        return
+    if not o.line_sep:  # univocity: the first line break found ends records, read as \n
+        first = next((k for k, c in enumerate(text) if c in "\r\n"), None)
+        if first is not None and text[first] == "\r":
+            text = text.replace("\r\n" if text.startswith("\r\n", first) else "\r", "\n")
+    i, n, number = 0, len(text), 1
+    ends = o.line_sep or "\n"
+    while i < n:
+        if text.startswith(ends, i):
+            number += 1
+            i += len(ends)
+            continue
+        if o.comment != NUL and text[i] == o.comment:
+            end = text.find(ends, i)
+            i = n if end < 0 else end
+            continue
+        start = number
+        fields, j = _scan(text, i, o, multi=True)
+        number += text.count(ends, i, j)
+        i = j
+        yield start, fields
+
+
+def infer_value(type_so_far: Optional[Type], v: str) -> Optional[Type]:
+    """The type of a column after value ``v`` with the default options (:class:`.csv_infer.Inferrer`)."""
+    return Inferrer(CsvOptions()).field(type_so_far, v)
+
+
+def _lines(text: str) -> list[str]:
+    """Lines split as Hadoop's line reader splits them: ``\\n``, ``\\r`` or ``\\r\\n``."""
+    out = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return out[:-1] if out and out[-1] == "" else out
+
+
+def header_names(fields: list[Optional[str]], null_value: str = "") -> list[str]:
+    """Spark's header names: ``_c<i>`` for empty (or ``nullValue``) ones, ``<name><i>`` for repeats (any case)."""
+    names = [f if f and f != null_value else f"_c{i}" for i, f in enumerate(fields)]
     lowered = [n.lower() for n in names]
     return [f"{n}{i}" if lowered.count(n.lower()) > 1 else n for i, n in enumerate(names)]
 
 
-def _fits_int(v: str, bounds: tuple[int, int]) -> bool:
-    return bool(_INTEGER.match(v)) and bounds[0] <= int(v) <= bounds[1]
+def _read_text(path: Path, o: CsvOptions) -> str:
+    from ubunye.io import _OTHER_CODECS, UnreadablePath
+
+    suffix = path.suffix.lower()
+    if suffix == ".gz":
+        import gzip
+
+        data = gzip.decompress(path.read_bytes())
+    elif suffix == ".bz2":
+        import bz2
+
+        data = bz2.decompress(path.read_bytes())
+    elif suffix in _OTHER_CODECS:
+        raise UnreadablePath(f"{path}: compressed as {suffix}, which this reader cannot decompress (.gz and .bz2 only)")
+    else:
+        data = path.read_bytes()
+    text = data.decode(o.encoding, errors="replace")  # Spark's decoder: U+FFFD for bad bytes
+    return text[1:] if text.startswith("\ufeff") else text  # a byte-order mark is skipped
 
 
-def _is_double(v: str) -> bool:
-    return v in _SPECIAL_DOUBLES or bool(_DOUBLE.match(v.strip()))
-
-
-def parse_timestamp(v: str) -> Optional[dt.datetime]:
-    """An instant from Spark's default timestamp text (naive text read as UTC)."""
-    m = _TIMESTAMP.match(v.strip())
-    if not m:
-        return None
-    y, mo, d, h, mi, s, frac, zone = m.groups()
-    try:
-        micros = int((frac or "0").ljust(9, "0")[:6])
-        t = dt.datetime(int(y), int(mo), int(d), int(h or 0), int(mi or 0), int(s or 0), micros)
-    except ValueError:
-        return None
-    offset = dt.timedelta(0)
-    if zone and zone != "Z":
-        sign = -1 if zone[0] == "-" else 1
-        digits = zone[1:].replace(":", "")
-        offset = sign * dt.timedelta(hours=int(digits[:2]), minutes=int(digits[2:4] or 0))
-    return (t - offset).replace(tzinfo=dt.timezone.utc)
-
-
-def parse_date(v: str) -> Optional[dt.date]:
-    """A date from ``yyyy-MM-dd`` text, or None."""
-    m = _DATE.match(v)
-    if not m:
-        return None
-    try:
-        return dt.date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
-    except ValueError:
-        return None
-
-
-_TRIES: dict[str, Callable[[str], bool]] = {
-    INT: lambda v: _fits_int(v, INT32),
-    LONG: lambda v: _fits_int(v, INT64),
-    DECIMAL: lambda v: bool(_INTEGER.match(v)) and len(v.lstrip("+-")) <= 38,
-    DOUBLE: _is_double,
-    DATE: lambda v: parse_date(v) is not None,
-    TIMESTAMP: lambda v: parse_timestamp(v) is not None,
-    BOOL: lambda v: v.lower() in ("true", "false"),
-    STRING: lambda v: True,
-}
-
-
-def infer_value(type_so_far: Optional[str], v: str) -> str:
-    """The type of ``v``, trying Spark's chain from ``type_so_far`` on."""
-    start = CHAIN.index(type_so_far) if type_so_far else 0
-    for t in CHAIN[start:]:
-        if _TRIES[t](v):
-            return t
-    return STRING
-
-
-def merge(a: Optional[str], b: str) -> str:
-    """Spark's ``compatibleType`` for the CSV types."""
-    if a is None or a == b:
-        return b
-    numeric = (INT, LONG, DECIMAL, DOUBLE)
-    if a in numeric and b in numeric:
-        return numeric[max(numeric.index(a), numeric.index(b))]
-    if {a, b} == {DATE, TIMESTAMP}:
-        return TIMESTAMP
-    return STRING
-
-
-def infer_types(records: Iterable[list[Optional[str]]], width: int) -> list[str]:
-    """The inferred type of each of ``width`` columns over all records (string when all null)."""
-    types: list[Optional[str]] = [None] * width
-    for fields in records:
-        for i in range(min(width, len(fields))):
-            v = fields[i]
-            if v is not None and types[i] != STRING:
-                types[i] = merge(types[i], infer_value(types[i], v))
-    return [t or STRING for t in types]
-
-
-def _convert(t: str) -> Callable[[str], Any]:
-    if t in (INT, LONG):
-        return int
-    if t == DECIMAL:
-        return lambda v: Decimal(v)
-    if t == DOUBLE:
-        return lambda v: _SPECIAL_DOUBLES[v] if v in _SPECIAL_DOUBLES else float(v.strip().rstrip("fFdD"))
-    if t == DATE:
-        return parse_date
-    if t == TIMESTAMP:
-        return parse_timestamp
-    if t == BOOL:
-        return lambda v: v.lower() == "true"
-    return lambda v: v
-
-
-def arrow_type(t: str, values: list[Any]) -> "pa.DataType":
-    """The Arrow type of an inferred CSV type (decimals sized to their widest value)."""
+def _converter(t: Any, o: CsvOptions) -> Callable[[str], Any]:
+    """Spark's ``UnivocityParser.makeConverter`` for an Arrow type: text -> value, ValueError if malformed."""
     import pyarrow as pa
 
-    if t == DECIMAL:
-        digits = max((len(str(abs(int(v)))) for v in values if v is not None), default=1)
-        return pa.decimal128(max(digits, 1), 0)
+    def need(value: Any) -> Any:
+        if value is None:
+            raise ValueError("malformed")
+        return value
+
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return lambda v: v
+    if pa.types.is_integer(t) and pa.types.is_signed_integer(t):
+        bits = t.bit_width
+        bounds = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+        return lambda v: need(java_int(v, bounds))
+    if pa.types.is_floating(t):
+        specials = {o.nan_value: float("nan"), o.negative_inf: float("-inf"), o.positive_inf: float("inf")}
+        return lambda v: specials[v] if v in specials else need(java_double(v))
+    if pa.types.is_decimal(t):
+        return lambda v: _decimal(v, t.precision, t.scale)
+    if pa.types.is_boolean(t):
+        return lambda v: need({"true": True, "false": False}.get(v.lower()))
+    if pa.types.is_date32(t):
+        pattern = dates.Pattern(o.date_format or "yyyy-MM-dd", "dateFormat")
+        fallback = o.date_format is None
+        return lambda v: need(pattern.date(v) or (dates.lenient_date(v) if fallback else None))
+    if pa.types.is_timestamp(t):
+        ntz = t.tz is None
+        fmt = o.timestamp_ntz_format if ntz else o.timestamp_format
+        if fmt:
+            p = dates.Pattern(fmt, "timestampNTZFormat" if ntz else "timestampFormat")
+            parse_one = p.timestamp_ntz if ntz else p.timestamp
+            return lambda v: need(parse_one(v))
+        if ntz:
+            return lambda v: need(_naive(dates.lenient_timestamp(v, with_zone=False)))
+        return lambda v: need(dates.lenient_timestamp(v))
+    if pa.types.is_binary(t):
+        return lambda v: v.encode("utf-8")
+    raise UnsupportedOption(f"CSV data source does not support {t} data type")
+
+
+def _naive(value: Any) -> Any:
+    return None if value is None else value.replace(tzinfo=None)
+
+
+def _decimal(v: str, precision: int, scale: int) -> Decimal:
+    parsed = big_decimal(v.replace(",", ""))  # Spark's decimal parser (locale en-US) drops commas
+    if parsed is None:
+        raise ValueError("malformed")
+    unscaled, _, s = parsed
+    value = Decimal(unscaled).scaleb(-s)
+    try:
+        value = value.quantize(Decimal(1).scaleb(-scale), rounding=ROUND_HALF_UP)
+    except InvalidOperation:
+        raise ValueError("malformed") from None
+    if len(value.as_tuple().digits) > precision and value != 0:
+        raise ValueError("malformed")
+    return value
+
+
+def arrow_type(t: Optional[Type]) -> "pa.DataType":
+    """The Arrow type of an inferred CSV type (None: string)."""
+    import pyarrow as pa
+
+    if isinstance(t, tuple):
+        return pa.decimal128(t[1], t[2])
     return {
-        INT: pa.int32(), LONG: pa.int64(), DOUBLE: pa.float64(), DATE: pa.date32(),
-        TIMESTAMP: pa.timestamp("us", tz="UTC"), BOOL: pa.bool_(), STRING: pa.string(),
+        None: pa.string(), "int": pa.int32(), "long": pa.int64(), "double": pa.float64(), "date": pa.date32(),
+        "timestamp": pa.timestamp("us", tz="UTC"), "bool": pa.bool_(), "string": pa.string(),
     }[t]
-
-
-# The options this reader follows (lower-case names; ubunye.io.options refuses others).
-OPTIONS = ("header", "inferschema")
 
 
 def read_csv(paths: list[Path], options: Optional[Mapping[str, str]] = None,
              schema: Optional["pa.Schema"] = None) -> tuple["pa.Table", list[int]]:
-    """Read CSV files (each with a header line; ``.gz``/``.bz2`` decompressed) into one Arrow table.
+    """Read CSV files (``.gz``/``.bz2`` decompressed) into one Arrow table, as Spark reads them.
 
     Returns the table (rows in the order of ``paths``) and each file's row count.
     """
     import pyarrow as pa
 
-    from ubunye.io import open_text
-    from ubunye.io.options import UnsupportedOption, flag
-
-    opts = options or {}
-    if not flag(opts, "header", True) or not flag(opts, "inferSchema", True):
-        raise UnsupportedOption("options header=false and inferSchema=false are not followed by the pandas reader of csv")
-    if schema is not None:
-        raise UnsupportedOption("an explicit schema is not followed by the pandas reader of csv")
-    names: Optional[list[str]] = None
-    records: list[list[Optional[str]]] = []
-    counts: list[int] = []
+    o = parse(options or {})
+    files = []
     for path in paths:
-        with open_text(path, newline="") as handle:
-            lines = [line.rstrip("\r\n") for line in handle]
-        if not lines:
-            counts.append(0)
+        recs = list(records(_read_text(path, o), o))
+        files.append((path, recs[0][1] if o.header and recs else None, recs[1:] if o.header else recs))
+    # Spark reads the largest file first: its first record is the header (or gives the width)
+    first = next((f for f in sorted(files, key=lambda f: -f[0].stat().st_size) if f[1] or f[2]), None)
+    if schema is None and first is None:
+        return pa.table({}), [0] * len(paths)
+    if schema is None:
+        assert first is not None
+        head = first[1] if o.header else first[2][0][1]
+        names = header_names(head, o.null_value) if o.header else [f"_c{i}" for i in range(len(head))]
+        types: list[Any] = [None] * len(names)
+        if o.infer_schema:
+            inferrer = Inferrer(o)
+            for _, header, recs in sorted(files, key=lambda f: -f[0].stat().st_size):
+                lines = list(recs) if header is None or header == first[1] else [(0, header)] + recs
+                # Spark's inference skips every record equal to the header (the read keeps them)
+                data = (fields for _, fields in lines if not (o.header and fields == first[1]))
+                per_file = inferrer.infer(data, len(names))
+                types = [inferrer.merge(a, b) or "string" for a, b in zip(types, per_file)]
+        schema = pa.schema([(n, arrow_type(t)) for n, t in zip(names, types)])
+    if not o.enforce_schema and o.header:
+        _check_headers(files, schema)
+    convert = [_converter(f.type, o) for f in schema]
+    columns: list[list[Any]] = [[] for _ in schema]
+    counts = []
+    for path, _header, recs in files:
+        count = 0
+        for number, fields in recs:
+            row = _row(fields, convert, o, path, number)
+            if row is not None:
+                for column, value in zip(columns, row):
+                    column.append(value)
+                count += 1
+        counts.append(count)
+    arrays = [pa.array(values, f.type) for values, f in zip(columns, schema)]
+    return pa.Table.from_arrays(arrays, schema=pa.schema([f.with_nullable(True) for f in schema])), counts
+
+
+def _row(fields: list[Optional[str]], convert: list[Callable[[str], Any]], o: CsvOptions, path: Path,
+         number: int) -> Optional[list[Any]]:
+    """One record's values; None when DROPMALFORMED drops it."""
+    width = len(convert)
+    bad = None if len(fields) == width else f"{width} fields expected, {len(fields)} found"
+    row: list[Any] = []
+    for i, conv in enumerate(convert):
+        v = fields[i] if i < len(fields) else None
+        if v is None or v == o.null_value:
+            row.append(None)
             continue
-        header = header_names(split_record(lines[0]))
-        names = names or header
-        before = len(records)
-        records.extend(split_record(line) for line in lines[1:] if line != "")
-        counts.append(len(records) - before)
-    if names is None:
-        return pa.table({}), counts
-    types = infer_types(records, len(names))
-    arrays = []
-    for i, t in enumerate(types):
-        convert = _convert(t)
-        cells = [r[i] if i < len(r) else None for r in records]
-        values = [None if v is None else convert(v) for v in cells]
-        arrays.append(pa.array(values, arrow_type(t, values)))
-    return pa.Table.from_arrays(arrays, names=names), counts
+        try:
+            row.append(conv(v))
+        except ValueError:
+            bad = bad or f"value {v[:40]!r} of column {i} does not convert"
+            row.append(None)
+    if bad is None or o.mode == "PERMISSIVE":
+        return row
+    if o.mode == "DROPMALFORMED":
+        return None
+    raise Malformed(f"{path.name} line {number}: malformed record ({bad}) in mode FAILFAST")
+
+
+def _check_headers(files: list[Any], schema: "pa.Schema") -> None:
+    """``enforceSchema=false``: each file's header must name the schema's columns (any case)."""
+    expected = [f.name.lower() for f in schema]
+    for path, header, _ in files:
+        if header is None:
+            continue
+        got = [(h or f"_c{i}").lower() for i, h in enumerate(header)]
+        if got != expected:
+            raise Malformed(f"{path.name}: CSV header {header} does not conform to the schema "
+                            f"{[f.name for f in schema]} (enforceSchema=false)")
