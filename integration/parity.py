@@ -138,7 +138,7 @@ def _compare(spark: Any, path: Path, fmt: str, options: Optional[Mapping[str, An
 def summary(folder: Optional[Path] = None) -> dict[str, int]:
     """Counts of outcomes logged under ``folder`` (default ``target/parity``)."""
     counts = {"agree": 0, "both-refuse": 0, "differ": 0}
-    for path in sorted((folder or ROOT / "target" / "parity").glob("*.jsonl")):
+    for path in sorted((folder or log_path().parent).glob("*.jsonl")):
         for line in path.read_text().splitlines():
             kind = json.loads(line)["kind"]
             counts[kind] = counts.get(kind, 0) + 1
