@@ -202,3 +202,15 @@ def test_two_descriptions_of_one_jar_are_one_jar(jars: Path, monkeypatch: pytest
     fake_runtime(monkeypatch, "4.1.1", "2.13.17")
     assert jarmod.jar_info(jars).path.name == "ubunye-spark_4.1_2.13-0.1.0.jar"
     assert len(jarmod.available_jars(jars)) == len(LINES)
+
+
+def test_another_lines_jar_on_a_jvm_too_old_for_it_names_the_class_file_and_the_java() -> None:
+    newer = jarmod.JarInfo(Path("ubunye-spark_4.1_2.13-0.1.0.jar"), "0.1.0", "4.1", "2.13",
+                           class_file_major=61, java_release="17")
+    line = jarmod.version_mismatch(newer, "3.5.0", "2.12.18", "1.8.0_504")
+    assert line is not None and "\n" not in line
+    assert "built for Spark 4.1 / Scala 2.13 (class file 61, Java 17)" in line
+    assert "runs Spark 3.5.0 / Scala 2.12.18 on Java 1.8.0_504 (class files up to 52)" in line
+    assert "fallback" in line
+    on_17 = jarmod.version_mismatch(newer, "3.5.0", "2.12.18", "17.0.15")
+    assert on_17 is not None and "class file" not in on_17 and "Java" not in on_17

@@ -19,7 +19,7 @@ from ubunye.hashing.digest import LaneSums, data_hash, schema_hash
 from ubunye.hashing.errors import RowsV1Error, one_line_error
 from ubunye.hashing.fingerprint import METHOD, Fingerprint
 from ubunye.spark import _compat
-from ubunye.spark.jar import JarError, JarMismatchWarning, loaded_jar, version_mismatch
+from ubunye.spark.jar import JarError, JarMismatchError, JarMismatchWarning, loaded_jar, version_mismatch
 
 NATIVE = "spark-native"
 FALLBACK = "spark-sql"
@@ -39,6 +39,8 @@ def mismatch_reason(spark: Any) -> Optional[str]:
         if loaded is None:
             return None
         return version_mismatch(loaded, str(spark.version), _compat.jvm_scala_version(spark))
+    except JarMismatchError as exc:  # a jar whose class files the driver's JVM cannot load
+        return str(exc)
     except Exception:  # a BuildInfo that cannot be read is not ours to judge
         return None
 

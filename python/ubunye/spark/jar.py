@@ -179,21 +179,27 @@ def jar_path(spark: Optional[str] = None, scala: Optional[str] = None,
 
 
 def version_mismatch(
-    jar: JarInfo, spark_version: str, scala_version: Optional[str]
+    jar: JarInfo, spark_version: str, scala_version: Optional[str], java_version: Optional[str] = None
 ) -> Optional[str]:
     """A one-line message when ``jar`` does not fit the running Spark/Scala, else None.
 
     ``scala_version`` None means unknown (Spark Connect, or before the JVM
-    starts): only the Spark line is compared then.
+    starts): only the Spark line is compared then. ``java_version`` (the JVM's),
+    when given and too old for the jar's class files, is named as well.
     """
     spark_ok = line_of(jar.spark) == line_of(spark_version)
     scala_ok = scala_version is None or line_of(jar.scala) == line_of(scala_version)
     if spark_ok and scala_ok:
         return None
     running = f"Spark {spark_version}" + (f" / Scala {scala_version}" if scala_version else "")
+    built = ""
+    if java_version and java_mismatch(jar, java_version):
+        feature = java_feature(java_version) or 0
+        built = f" (class file {jar.class_file_major}, Java {jar.java_release or jar.class_file_major - 44})"
+        running += f" on Java {java_version} (class files up to {class_file_major(feature)})"
     return (
         f"the ubunye-spark jar {jar.path.name} is built for Spark {jar.spark} / Scala "
-        f"{jar.scala}, but this session runs {running}; the native functions are not "
+        f"{jar.scala}{built}, but this session runs {running}; the native functions are not "
         "used (the Spark SQL fallback gives the same digest) - build the jar for this "
         "Spark line (scripts/build-jar)"
     )
@@ -246,7 +252,8 @@ def configure(builder: B, *, jar: Optional[JarInfo] = None, extensions: bool = T
         import pyspark
 
         running = pyspark.__version__
-    problem = version_mismatch(info, running, runtime.scala) or java_mismatch(info, launcher_java_version())
+    java = launcher_java_version()
+    problem = version_mismatch(info, running, runtime.scala, java) or java_mismatch(info, java)
     if problem is not None:
         warnings.warn(problem, JarMismatchWarning, stacklevel=2)
         return builder
@@ -260,8 +267,61 @@ def configure(builder: B, *, jar: Optional[JarInfo] = None, extensions: bool = T
     return builder
 
 
+def class_file_on_driver(spark: Any, name: str) -> Optional[tuple[int, str]]:
+    """The class file major version of class ``name`` on a classic session's driver and
+    where it is (a URL), read from the class file's first bytes without loading the class;
+    None when the driver has no such class. (Loading a class file newer than the JVM kills
+    py4j's thread on the JVM side, so a jar is looked at before any of its classes is used.)"""
+    loader = _compat.jvm(spark).java.lang.Thread.currentThread().getContextClassLoader()
+    url = loader.getResource(name.replace(".", "/") + ".class")
+    if url is None:
+        return None
+    stream = url.openStream()
+    try:
+        head = [int(stream.read()) for _ in range(8)]
+    finally:
+        stream.close()
+    if head[:4] != [0xCA, 0xFE, 0xBA, 0xBE]:
+        return None
+    return head[6] * 256 + head[7], str(url.toString())
+
+
+def driver_class_problem(spark: Any) -> Optional[str]:
+    """One line when the plugin jar on a classic session's driver has class files its JVM
+    cannot load (a Java 17 jar on Java 8), naming both and the jar expected; else None."""
+    found = class_file_on_driver(spark, ENTRY_OBJECT)
+    if found is None:
+        return None
+    major, where = found
+    system = _compat.jvm(spark).java.lang.System
+    readable = int(float(str(system.getProperty("java.class.version"))))
+    if major <= readable:
+        return None
+    name = where.split("!/", 1)[0].rsplit("/", 1)[-1]
+    java = str(system.getProperty("java.version"))
+    running = f"Spark {spark.version} / Scala {_compat.jvm_scala_version(spark)}"
+    try:
+        fits = jar_info(spark=str(spark.version), scala=_compat.jvm_scala_version(spark))
+        ok = fits.class_file_major is None or fits.class_file_major <= readable
+        expected = f"{fits.path.name}, the jar for {running}" if ok else f"a Java {major - 44} or newer JVM"
+    except JarError:
+        expected = f"a jar built for {running} with class files up to {readable}"
+    return (
+        f"the ubunye-spark jar {name} on the driver has class file {major} (Java {major - 44}), "
+        f"but the driver JVM is Java {java} (class files up to {readable}); expected {expected}; "
+        f"{FALLBACK_NOTE}"
+    )
+
+
 def loaded_jar(spark: Any) -> Optional[JarInfo]:
-    """The plugin jar a classic session's driver has loaded (its BuildInfo), or None."""
+    """The plugin jar a classic session's driver has loaded (its BuildInfo), or None.
+
+    Raises :class:`JarMismatchError` (:func:`driver_class_problem`'s line) when the
+    driver's JVM is too old for the jar's class files.
+    """
+    problem = driver_class_problem(spark)
+    if problem is not None:
+        raise JarMismatchError(problem)
     try:
         entry = _compat.jvm_class(spark, ENTRY_OBJECT)
     except LookupError:

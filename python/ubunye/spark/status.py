@@ -17,6 +17,7 @@ from ubunye.spark import _compat
 from ubunye.spark.jar import (
     ENTRY_OBJECT,
     EXTENSIONS_CLASS,
+    JarMismatchError,
     JarNotFoundError,
     jar_info,
     java_mismatch,
@@ -102,14 +103,17 @@ def status(spark: Any) -> SparkStatus:
     scala = None if connect else _compat.jvm_scala_version(spark)
     java = _compat.jvm_java_version(spark)
     loaded = None
+    unloadable = None  # a jar on the driver whose class files its JVM cannot load
     if not connect:
         try:
             loaded = loaded_jar(spark)
+        except JarMismatchError as exc:
+            unloadable = str(exc)
         except Exception:  # noqa: BLE001 - a BuildInfo that cannot be read: not our jar
             loaded = None
     where = _class_location(spark, ENTRY_OBJECT) if loaded is not None else None
     native = native_available(spark)  # what fingerprint_spark's engine choice asks
-    reason = None if native else _not_native_reason(spark, connect, scala, java, loaded)
+    reason = None if native else unloadable or _not_native_reason(spark, connect, scala, java, loaded)
     return SparkStatus(
         spark=str(spark.version), scala=scala, java=java, connect=connect,
         jar=where or (str(loaded.path) if loaded is not None else None),

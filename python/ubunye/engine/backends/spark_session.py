@@ -1,6 +1,7 @@
 """Finding or starting the SparkSession, and asking Delta for versions."""
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
 import logging
 import os
@@ -26,6 +27,33 @@ PROLEPTIC_CALENDAR = {
 def delta_installed() -> bool:
     """True when the ``delta-spark`` Python package is installed."""
     return importlib.util.find_spec("delta") is not None
+
+
+def unpaired_delta() -> Optional[str]:
+    """One line when the installed delta-spark does not pair with the installed pyspark
+    (both versions and the ``pip install 'ubunye[deltaXY]'`` that fixes it), else None."""
+    from ubunye.spark.lines import delta_mismatch
+    from ubunye.spark.runtime import pyspark_version
+
+    try:
+        delta = importlib.metadata.version("delta-spark")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    pyspark = pyspark_version()
+    return delta_mismatch(pyspark, delta) if pyspark else None
+
+
+def with_delta(builder: Any) -> Any:
+    """``builder`` with Delta's extension, catalog and jars (``configure_spark_with_delta_pip``);
+    a delta-spark that does not pair with pyspark is named in one warning first."""
+    from delta import configure_spark_with_delta_pip
+
+    problem = unpaired_delta()
+    if problem is not None:
+        log.warning("%s", problem)
+    builder = _add_extension(builder, DELTA_EXTENSION)
+    builder = builder.config("spark.sql.catalog.spark_catalog", DELTA_CATALOG)
+    return configure_spark_with_delta_pip(builder)
 
 
 def _add_extension(builder: Any, extension: str) -> Any:
@@ -63,11 +91,7 @@ def build_session(time_zone: Optional[str], spark_conf: Mapping[str, str]) -> An
     except Exception as exc:  # noqa: BLE001 - no jar built: the session starts, hashes use the fallback
         log.warning("plugin jar not added (%s): Spark hashes use the mapInArrow fallback (spark-sql)", exc)
     if delta_installed():
-        from delta import configure_spark_with_delta_pip
-
-        builder = _add_extension(builder, DELTA_EXTENSION)
-        builder = builder.config("spark.sql.catalog.spark_catalog", DELTA_CATALOG)
-        builder = configure_spark_with_delta_pip(builder)
+        builder = with_delta(builder)
     from ubunye.spark.packages import get_or_create
 
     return get_or_create(builder)  # Delta's jars: one Ivy download at a time
