@@ -131,9 +131,11 @@ def read_arrow(path: Union[str, Path], format: Optional[str] = None, *,
     schema, as ``spark.read.schema(...)`` takes it.
     """
     from ubunye.io import options as reader_options
+    from ubunye.io.ddl import as_schema
 
     p = Path(path)
     opts = reader_options.normalize(options)
+    schema = as_schema(schema)
     files = part_files(p)
     fmt = format or detect_format(files)
     readers = _readers()
