@@ -16,7 +16,7 @@ import binascii
 import datetime as dt
 import re
 import struct as _struct
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation, localcontext
 from typing import TYPE_CHECKING, Any, Optional
 
 from ubunye.io.json_infer import SparkType
@@ -103,8 +103,11 @@ def _convert(v: Any, t: SparkType, errors: list) -> Any:
             return v
     elif tag == "long" or tag == "int":
         if isinstance(v, Num) and v.kind == "int":
-            low, high = _int_range(64 if tag == "long" else t[1])  # type: ignore[index]
+            bits = 64 if tag == "long" else t[1]  # type: ignore[index]
+            low, high = _int_range(bits)
             n = int(v.raw)
+            if bits == 8 and high < n <= 255:
+                return n - 256  # Jackson's getByteValue takes 128..255 as unsigned bytes
             if low <= n <= high:
                 return n
             raise Bad(f"{v.raw} is out of range")
@@ -123,7 +126,8 @@ def _convert(v: Any, t: SparkType, errors: list) -> Any:
             d = Decimal(v.replace(",", ""))
         else:
             raise Bad(f"{raw_text(v)!r} is not a decimal")
-        d = d.quantize(Decimal(1).scaleb(-scale), rounding=ROUND_HALF_UP)
+        with localcontext(Context(prec=100)):
+            d = d.quantize(Decimal(1).scaleb(-scale), rounding=ROUND_HALF_UP)
         if len(d.as_tuple().digits) > precision and d != 0:
             raise Bad(f"{raw_text(v)} does not fit decimal({precision},{scale})")
         return d

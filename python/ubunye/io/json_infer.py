@@ -89,8 +89,8 @@ def merge(a: SparkType, b: SparkType) -> SparkType:
     """Spark's ``JsonInferSchema.compatibleType``."""
     if a is None:
         return b
-    if b is None or a == b:
-        return a
+    if b is None or a == b or same_ignoring_case(a, b):
+        return a  # Spark's findTightestCommonType: types equal but for the case of names keep the first's
     ta, tb = _tag(a), _tag(b)
     if ta in ("long", "double", "decimal") and tb in ("long", "double", "decimal"):
         if "double" in (ta, tb):
@@ -108,6 +108,20 @@ def merge(a: SparkType, b: SparkType) -> SparkType:
     if ta == tb == "struct":
         return ("struct", _merge_fields(a[1], b[1]))  # type: ignore[index]
     return "string"
+
+
+def same_ignoring_case(a: SparkType, b: SparkType) -> bool:
+    """Spark's ``sameType`` under spark.sql.caseSensitive=false: equal, names compared ignoring case."""
+    ta, tb = _tag(a), _tag(b)
+    if ta != tb:
+        return False
+    if ta == "array":
+        return same_ignoring_case(a[1], b[1])  # type: ignore[index]
+    if ta == "struct":
+        fa, fb = a[1], b[1]  # type: ignore[index]
+        return len(fa) == len(fb) and all(
+            na.lower() == nb.lower() and same_ignoring_case(x, y) for (na, x), (nb, y) in zip(fa, fb))
+    return a == b
 
 
 def _merge_fields(left: tuple, right: tuple) -> tuple:

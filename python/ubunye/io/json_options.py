@@ -16,6 +16,9 @@ from ubunye.io.json_parse import Grammar
 from ubunye.io.options import UnsupportedOption, flag
 
 MODES = ("PERMISSIVE", "DROPMALFORMED", "FAILFAST")
+# The charsets Spark 4 reads (spark.sql.legacy.javaCharsets=false), by its names only
+CHARSETS = {"iso-8859-1": "latin-1", "us-ascii": "ascii", "utf-16": "utf-16", "utf-16be": "utf-16-be",
+            "utf-16le": "utf-16-le", "utf-32": "utf-32", "utf-8": "utf-8"}
 # Spark refuses these in line mode: their byte order mark makes lines unsplittable
 _DENIED_IN_LINES = ("utf-16", "utf-32")
 
@@ -46,10 +49,10 @@ class JsonOptions:
         given = options.get("encoding", options.get("charset"))
         encoding = None
         if given is not None:
-            try:
-                encoding = codecs.lookup(given).name
-            except LookupError:
-                raise UnsupportedOption(f"option 'encoding': unknown encoding {given!r}") from None
+            if given.lower() not in CHARSETS:
+                raise UnsupportedOption(f"option 'encoding': {given!r} is not one of the charsets Spark 4 reads "
+                                        f"({', '.join(sorted(CHARSETS))})")
+            encoding = codecs.lookup(CHARSETS[given.lower()]).name
             if not multi_line and encoding in _DENIED_IN_LINES:
                 raise UnsupportedOption(f"option 'encoding': {given} is refused when multiLine is off "
                                         "(Spark: use UTF-16LE/BE or UTF-32LE/BE, or multiLine)")
@@ -98,22 +101,30 @@ def _split(data: bytes, sep: Optional[bytes]) -> list[bytes]:
     return parts
 
 
-def decode(data: bytes, opts: JsonOptions) -> tuple[Optional[str], str]:
-    """A record's text (None when its bytes are not valid in the encoding) and its text for
-    ``_corrupt_record`` (invalid bytes as U+FFFD, as Spark makes them)."""
+def decode(data: bytes, opts: JsonOptions) -> tuple[Optional[str], bytes]:
+    """A record's text (None when its bytes are not valid in the encoding) and its UTF-8 bytes for
+    ``_corrupt_record``.
+
+    In UTF-8 (the default) Spark keeps a malformed record's bytes as they are, invalid
+    UTF-8 included (its strings show them as U+FFFD, its rows-v1 hash reads the bytes);
+    in another encoding it decodes them, invalid bytes becoming U+FFFD.
+    """
     encoding = opts.encoding or "utf-8"
     try:
         text: Optional[str] = data.decode(encoding)
     except UnicodeDecodeError:
         text = None
-    raw = text if text is not None else data.decode(encoding, "replace")
+    if opts.encoding in (None, "utf-8"):
+        raw = data
+    else:
+        raw = (text if text is not None else data.decode(encoding, "replace")).encode("utf-8", "surrogatepass")
     if text is not None and opts.encoding is None and text.startswith("\ufeff"):
         text = text[1:]  # Jackson skips a UTF-8 byte order mark at the start of its input
     return text, raw
 
 
-def records(path: Path, opts: JsonOptions) -> list[tuple[str, Optional[str], str]]:
-    """The file's records as ``(where, text or None, raw text)``: each line, or the whole file."""
+def records(path: Path, opts: JsonOptions) -> list[tuple[str, Optional[str], bytes]]:
+    """The file's records as ``(where, text or None, raw bytes)``: each line, or the whole file."""
     data = read_bytes(path)
     if opts.multi_line:
         if not data:

@@ -98,7 +98,7 @@ def _malformed(_b: Any, opts: JsonOptions, where: str) -> None:
     return None
 
 
-def infer_schema(texts: list[tuple[str, Optional[str], str]], opts: JsonOptions) -> tuple:
+def infer_schema(texts: list[tuple[str, Optional[str], bytes]], opts: JsonOptions) -> tuple:
     """The struct type of the records (``(where, text, raw)`` triples), as Spark infers it."""
     root: Any = ("struct", ())  # Spark folds from an empty struct: a file of scalars is all corrupt
     for where, text, _raw in texts:
@@ -123,6 +123,21 @@ def _rows(value: Any, fields: tuple, opts: JsonOptions) -> tuple[list[dict], lis
     return [dict.fromkeys(n for n, _ in fields)], ["a record that is not a JSON object"]
 
 
+def _kept_text(raw: bytes, where: str, column: str) -> str:
+    """A malformed record's text for the corrupt-record column; refuses bytes that are not UTF-8.
+
+    Spark keeps such a record's raw bytes in the column (shown as U+FFFD, hashed as the
+    bytes): a pandas string can hold neither, so the read is refused rather than read different.
+    """
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(
+            f"{where}: a malformed record with bytes that are not valid UTF-8 would be kept in {column!r} "
+            "(Spark keeps the raw bytes there; a pandas string cannot hold them): fix the file or read "
+            "with mode DROPMALFORMED") from None
+
+
 def read_jsonl(paths: list[Path], options: Optional[Mapping[str, str]] = None,
                schema: Optional["pa.Schema"] = None) -> tuple["pa.Table", list[int]]:
     """Read JSON files (``.gz``/``.bz2`` decompressed) into one Arrow table, as Spark reads them.
@@ -132,7 +147,7 @@ def read_jsonl(paths: list[Path], options: Optional[Mapping[str, str]] = None,
     import pyarrow as pa
 
     opts = JsonOptions.parse(options or {})
-    texts: list[tuple[str, Optional[str], str]] = []
+    texts: list[tuple[str, Optional[str], bytes]] = []
     per_file: list[int] = []
     for path in paths:
         found = records(path, opts)
@@ -171,8 +186,9 @@ def read_jsonl(paths: list[Path], options: Optional[Mapping[str, str]] = None,
                 if opts.mode == "DROPMALFORMED":
                     continue
             if keeps_corrupt:
+                text = _kept_text(raw, where, corrupt) if errors else None
                 for row in got:
-                    row[corrupt] = raw if errors else None
+                    row[corrupt] = text
             rows.extend(got)
         start += size
         counts.append(len(rows) - before)
