@@ -99,6 +99,8 @@ CASES: dict[str, tuple[Data, dict[str, str], Optional[str]]] = {
     "opt-encoding-invalid-ascii": (b'{"a": "\x81"}\n{"a": "x"}\n', {"encoding": "US-ASCII", "lineSep": "\n"}, None),
     "opt-encoding-not-a-spark4-charset": (b'{"a": "\xe9"}\n', {"encoding": "windows-1252", "lineSep": "\n"}, None),
     "opt-encoding-alias-refused": (b'{"a": "x"}\n', {"encoding": "UTF8"}, None),
+    "opt-encoding-latin1-malformed": ('{"a": 1\n{"a": "caf\xe9"}\n'.encode("latin-1"), {"encoding": "ISO-8859-1",
+                                                                                   "lineSep": "\n"}, None),
     "opt-encoding-multiLine": ('[{"a": "caf\xe9"}]'.encode("latin-1"), {"encoding": "ISO-8859-1",
                                                                    "multiLine": "true"}, None),
     "opt-lineSep": ('{"a": 1}|{"a": 2}|', {"lineSep": "|"}, None),
@@ -154,6 +156,7 @@ SPARK35_DIFFERS = {
 PANDAS_REFUSES = {
     "infer-invalid-utf8": "not valid UTF-8",
     "opt-encoding-utf8-invalid": "not valid UTF-8",
+    "opt-encoding-invalid-ascii": "not valid UTF-8",
 }
 
 

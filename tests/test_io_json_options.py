@@ -82,9 +82,12 @@ def test_bytes_that_are_not_utf8_kept_in_the_corrupt_column_are_refused(tmp_path
         read(tmp_path, b'{"a": "\xc3("}\n{"a": "ok"}\n', {"encoding": "UTF-8"})
 
 
-def test_bytes_not_valid_in_another_encoding_become_u_fffd(tmp_path: Path) -> None:
-    table = read(tmp_path, b'{"a": "\x81"}\n{"a": "ok"}\n', {"encoding": "US-ASCII", "lineSep": "\n"})
-    assert table.column("_corrupt_record").to_pylist() == ['{"a": "\ufffd"}', None]
+def test_a_malformed_record_in_another_encoding_keeps_its_bytes(tmp_path: Path) -> None:
+    data = '{"a": "caf\xe9"\n{"a": "x"}\n'.encode("latin-1")
+    with pytest.raises(UnreadablePath, match="not valid UTF-8"):  # Spark keeps b"caf\xe9": not UTF-8
+        read(tmp_path, data, {"encoding": "ISO-8859-1", "lineSep": "\n"})
+    table = read(tmp_path, b'{"a": 1\n{"a": 2}\n', {"encoding": "ISO-8859-1", "lineSep": "\n"})
+    assert table.column("_corrupt_record").to_pylist() == ['{"a": 1', None]
 
 
 @pytest.mark.parametrize("name", ["windows-1252", "UTF8", "latin1"])
@@ -144,6 +147,8 @@ def test_text_after_the_first_value_blank_lines_and_line_ends(tmp_path: Path) ->
 def test_every_record_malformed_is_refused_as_spark_refuses(tmp_path: Path) -> None:
     with pytest.raises(UnreadablePath, match="every record is malformed"):
         read(tmp_path, "null\nbad\n")
+    with pytest.raises(UnreadablePath, match="every record is malformed"):
+        read(tmp_path, "5\n")  # Spark folds from an empty struct: a scalar record is corrupt
 
 
 # ---- the grammar (Jackson's, per option) ---------------------------------------------

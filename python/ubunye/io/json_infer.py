@@ -25,7 +25,11 @@ MAX_PRECISION = 38
 
 
 class InferenceRefused(ValueError):
-    """A value Spark refuses while inferring (the message says why)."""
+    """A value that makes its record malformed while inferring (the message says why)."""
+
+
+class NegativeScale(ValueError):
+    """prefersDecimal met a number whose decimal has a negative scale: Spark refuses the read."""
 
 
 def java_order(name: str) -> bytes:
@@ -62,7 +66,7 @@ def infer(v: Any, strings: bool = False, decimals: bool = False) -> SparkType:
             if max(precision, scale) > MAX_PRECISION:
                 return "double"
             if scale < 0:
-                raise InferenceRefused(
+                raise NegativeScale(
                     f"prefersDecimal: {v.raw} would be a decimal of negative scale {scale}, which Spark refuses")
             return ("decimal", max(precision, scale), scale)
         return "double"
@@ -95,11 +99,7 @@ def merge(a: SparkType, b: SparkType) -> SparkType:
     if ta in ("long", "double", "decimal") and tb in ("long", "double", "decimal"):
         if "double" in (ta, tb):
             return "double"
-        (pa_, sa), (pb, sb) = _decimal_of(a), _decimal_of(b)
-        if ta != tb:  # a decimal wide enough for every long absorbs it
-            p, s = (pa_, sa) if ta == "decimal" else (pb, sb)
-            if p - s >= 20:
-                return ("decimal", p, s)
+        (pa_, sa), (pb, sb) = _decimal_of(a), _decimal_of(b)  # a long is a decimal(20,0) here
         scale = max(sa, sb)
         whole = max(pa_ - sa, pb - sb)
         return "double" if whole + scale > MAX_PRECISION else ("decimal", whole + scale, scale)

@@ -102,25 +102,17 @@ def _split(data: bytes, sep: Optional[bytes]) -> list[bytes]:
 
 
 def decode(data: bytes, opts: JsonOptions) -> tuple[Optional[str], bytes]:
-    """A record's text (None when its bytes are not valid in the encoding) and its UTF-8 bytes for
-    ``_corrupt_record``.
-
-    In UTF-8 (the default) Spark keeps a malformed record's bytes as they are, invalid
-    UTF-8 included (its strings show them as U+FFFD, its rows-v1 hash reads the bytes);
-    in another encoding it decodes them, invalid bytes becoming U+FFFD.
+    """A record's text (None when its bytes are not valid in the encoding) and the bytes
+    Spark keeps for ``_corrupt_record``: the record's own bytes, whatever the encoding
+    (its strings show invalid UTF-8 as U+FFFD; its rows-v1 hash reads the bytes).
     """
-    encoding = opts.encoding or "utf-8"
     try:
-        text: Optional[str] = data.decode(encoding)
+        text: Optional[str] = data.decode(opts.encoding or "utf-8")
     except UnicodeDecodeError:
         text = None
-    if opts.encoding in (None, "utf-8"):
-        raw = data
-    else:
-        raw = (text if text is not None else data.decode(encoding, "replace")).encode("utf-8", "surrogatepass")
     if text is not None and opts.encoding is None and text.startswith("\ufeff"):
         text = text[1:]  # Jackson skips a UTF-8 byte order mark at the start of its input
-    return text, raw
+    return text, data
 
 
 def records(path: Path, opts: JsonOptions) -> list[tuple[str, Optional[str], bytes]]:

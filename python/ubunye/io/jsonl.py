@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Optional
 
 from ubunye.io.json_convert import convert_fields, from_arrow
-from ubunye.io.json_infer import (InferenceRefused, SparkType, canonical, duplicate_names, infer, merge,
+from ubunye.io.json_infer import (InferenceRefused, canonical, duplicate_names, infer, merge,
                                   to_arrow_type, with_field)
 from ubunye.io.json_options import JsonOptions, records
 from ubunye.io.json_parse import EMPTY, JArr, JObj, JsonSyntax, parse_root
@@ -60,9 +60,7 @@ def _root_type(value: Any, opts: JsonOptions) -> Any:
         return None
     try:
         return infer(value, opts.primitives_as_string, opts.prefers_decimal)
-    except InferenceRefused as exc:
-        if isinstance(exc.args[0], str) and "negative scale" in exc.args[0]:
-            raise
+    except InferenceRefused:  # (NegativeScale is not one: it refuses the read, as in Spark)
         return "corrupt"
 
 
