@@ -294,3 +294,23 @@ def test_explicit_schema_dates_and_timestamps(tmp_path: Path) -> None:
         {"d": dt.date(2024, 1, 5), "t": dt.datetime(2024, 1, 5, 10, 11, 12, tzinfo=utc)},
         {"d": dt.date(2024, 1, 5), "t": dt.datetime(2024, 1, 5, 8, 11, 12, 500000, tzinfo=utc)},
         {"d": None, "t": dt.datetime(2023, 11, 14, 22, 13, 20, tzinfo=utc)}]
+
+
+def test_date_and_timestamp_formats(tmp_path: Path) -> None:
+    import datetime as dt
+
+    utc = dt.timezone.utc
+    table = read(tmp_path, '{"d": "05/01/2024"}\n{"d": "2024-01-05"}\n{"d": "31/02/2024"}\n', {"dateFormat": "dd/MM/yyyy"},
+                 schema="d DATE")
+    assert table.column("d").to_pylist() == [dt.date(2024, 1, 5), None, None]  # no fallback with a pattern
+    table = read(tmp_path, '{"t": "05.01.2024 01:02 PM +0200"}\n{"t": "05 01 2024"}\n',
+                 {"timestampFormat": "dd.MM.yyyy hh:mm a X"}, schema="t TIMESTAMP")
+    assert table.column("t").to_pylist() == [dt.datetime(2024, 1, 5, 11, 2, tzinfo=utc), None]
+    table = read(tmp_path, '{"t": "20240105101112"}\n{"t": "2024/01/05 10:11:12.5"}\n',
+                 {"timestampFormat": "yyyyMMddHHmmss"}, schema="t TIMESTAMP")
+    assert table.column("t").to_pylist() == [dt.datetime(2024, 1, 5, 10, 11, 12, tzinfo=utc), None]
+
+
+def test_a_pattern_letter_not_followed_is_refused_naming_it(tmp_path: Path) -> None:
+    with pytest.raises(UnreadablePath, match="pattern letters 'EEE' are not followed"):
+        read(tmp_path, '{"d": "Fri 2024"}\n', {"dateFormat": "EEE yyyy"}, schema="d DATE")

@@ -17,7 +17,7 @@ import datetime as dt
 import re
 import struct as _struct
 from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation, localcontext
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from ubunye.io.json_infer import SparkType
 from ubunye.io.json_parse import JArr, JObj, Num, raw_text
@@ -131,12 +131,12 @@ def _convert(v: Any, t: SparkType, errors: list) -> Any:
         if len(d.as_tuple().digits) > precision and d != 0:
             raise Bad(f"{raw_text(v)} does not fit decimal({precision},{scale})")
         return d
-    elif tag == "date":
+    elif tag == "date":  # ("date", parser) with a dateFormat
         if isinstance(v, str):
-            return parse_date(v)
-    elif tag == "timestamp":
+            return t[1](v) if isinstance(t, tuple) else parse_date(v)
+    elif tag == "timestamp":  # ("timestamp", parser) with a timestampFormat
         if isinstance(v, str):
-            return parse_timestamp(v)
+            return t[1](v) if isinstance(t, tuple) else parse_timestamp(v)
         if isinstance(v, Num) and v.kind == "int":
             return dt.datetime(1970, 1, 1, tzinfo=_UTC) + dt.timedelta(seconds=int(v.raw))
     elif tag == "binary":
@@ -167,6 +167,19 @@ def convert_fields(obj: JObj, fields: tuple, errors: list) -> dict:
         if key in types:
             out[key] = convert(value, types[key], errors)
     return out
+
+
+def with_formats(t: SparkType, date: Optional[Callable], timestamp: Optional[Callable]) -> SparkType:
+    """``t`` with its date and timestamp types parsed by the given parsers (dateFormat, timestampFormat)."""
+    if t == "date" and date is not None:
+        return ("date", date)
+    if t == "timestamp" and timestamp is not None:
+        return ("timestamp", timestamp)
+    if isinstance(t, tuple) and t[0] == "array":
+        return ("array", with_formats(t[1], date, timestamp))
+    if isinstance(t, tuple) and t[0] == "struct":
+        return ("struct", tuple((n, with_formats(x, date, timestamp)) for n, x in t[1]))
+    return t
 
 
 def from_arrow(t: "pa.DataType") -> SparkType:

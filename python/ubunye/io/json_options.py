@@ -34,6 +34,8 @@ class JsonOptions:
     corrupt_column: str = "_corrupt_record"
     encoding: Optional[str] = None  # a Python codec name; None: UTF-8 as Jackson reads bytes
     line_sep: Optional[str] = None
+    date_format: Optional[str] = None
+    timestamp_format: Optional[str] = None
 
     @classmethod
     def parse(cls, options: Mapping[str, str]) -> "JsonOptions":
@@ -68,7 +70,8 @@ class JsonOptions:
                    drop_field_if_all_null=flag(options, "dropFieldIfAllNull", False),
                    mode=mode if mode in MODES else "PERMISSIVE",
                    corrupt_column=options.get("columnnameofcorruptrecord", "_corrupt_record"),
-                   encoding=encoding, line_sep=line_sep)
+                   encoding=encoding, line_sep=line_sep, date_format=options.get("dateformat"),
+                   timestamp_format=options.get("timestampformat"))
 
 
 def read_bytes(path: Path) -> bytes:

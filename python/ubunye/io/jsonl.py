@@ -19,7 +19,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Optional
 
-from ubunye.io.json_convert import convert_fields, from_arrow
+from ubunye.io.json_convert import convert_fields, from_arrow, with_formats
+from ubunye.io.json_datetime import date_parser, timestamp_parser
 from ubunye.io.json_infer import (InferenceRefused, canonical, duplicate_names, infer, merge,
                                   to_arrow_type, with_field)
 from ubunye.io.json_options import JsonOptions, records
@@ -32,7 +33,7 @@ if TYPE_CHECKING:  # pragma: no cover
 OPTIONS: tuple[str, ...] = (
     "multiline", "primitivesasstring", "prefersdecimal", "allowcomments", "allowunquotedfieldnames",
     "allowsinglequotes", "allownumericleadingzeros", "allownonnumericnumbers", "encoding", "charset",
-    "linesep", "dropfieldifallnull", "mode", "columnnameofcorruptrecord",
+    "linesep", "dropfieldifallnull", "mode", "columnnameofcorruptrecord", "dateformat", "timestampformat",
 )
 
 
@@ -156,6 +157,10 @@ def read_jsonl(paths: list[Path], options: Optional[Mapping[str, str]] = None,
             raise ValueError("json: an explicit schema must reach the reader as a pyarrow Schema")
         out_fields = [pa.field(f.name, f.type) for f in schema]
         fields = tuple((f.name, from_arrow(f.type)) for f in schema)
+        if opts.date_format is not None or opts.timestamp_format is not None:
+            date = date_parser(opts.date_format) if opts.date_format is not None else None
+            stamp = timestamp_parser(opts.timestamp_format) if opts.timestamp_format is not None else None
+            fields = with_formats(("struct", fields), date, stamp)[1]  # type: ignore[index]
     else:
         fields = infer_schema(texts, opts)
         problem = duplicate_names(("struct", fields))
