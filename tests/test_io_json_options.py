@@ -145,9 +145,9 @@ def test_text_after_the_first_value_blank_lines_and_line_ends(tmp_path: Path) ->
 
 
 def test_every_record_malformed_is_refused_as_spark_refuses(tmp_path: Path) -> None:
-    with pytest.raises(UnreadablePath, match="every record is malformed"):
+    with pytest.raises(UnreadablePath, match="only column is the corrupt-record column"):
         read(tmp_path, "null\nbad\n")
-    with pytest.raises(UnreadablePath, match="every record is malformed"):
+    with pytest.raises(UnreadablePath, match="only column is the corrupt-record column"):
         read(tmp_path, "5\n")  # Spark folds from an empty struct: a scalar record is corrupt
 
 

@@ -68,9 +68,11 @@ def _root_type(value: Any, opts: JsonOptions) -> Any:
 def _root_merge(a: Any, b: Any, opts: JsonOptions, where: str) -> Any:
     """Spark's ``compatibleRootType``: arrays of records unwrap; a non-object record makes a corrupt column."""
     if b == "corrupt":
-        b = ("struct", ((opts.corrupt_column, "string"),)) if opts.mode == "PERMISSIVE" else _malformed(b, opts, where)
-        if b is None:
+        if opts.mode == "FAILFAST":
+            raise MalformedRecord(f"{where}: malformed JSON record (mode FAILFAST)")
+        if opts.mode == "DROPMALFORMED":
             return a
+        b = ("struct", ((opts.corrupt_column, "string"),))
     if isinstance(a, tuple) and a[0] == "array":
         return _root_merge(a[1], b, opts, where)
     if isinstance(b, tuple) and b[0] == "array":
@@ -91,17 +93,11 @@ def _root_merge(a: Any, b: Any, opts: JsonOptions, where: str) -> Any:
     return merge(a, b)
 
 
-def _malformed(_b: Any, opts: JsonOptions, where: str) -> None:
-    if opts.mode == "FAILFAST":
-        raise MalformedRecord(f"{where}: malformed JSON record (mode FAILFAST)")
-    return None
-
-
-def infer_schema(texts: list[tuple[str, Optional[str], bytes]], opts: JsonOptions) -> tuple:
-    """The struct type of the records (``(where, text, raw)`` triples), as Spark infers it."""
+def infer_schema(parsed: list[tuple[str, Any]], opts: JsonOptions) -> tuple:
+    """The struct type of the parsed records (``(where, value)`` pairs), as Spark infers it."""
     root: Any = ("struct", ())  # Spark folds from an empty struct: a file of scalars is all corrupt
-    for where, text, _raw in texts:
-        root = _root_merge(root, _root_type(_parse(text, opts), opts), opts, where)
+    for where, value in parsed:
+        root = _root_merge(root, _root_type(value, opts), opts, where)
     root = canonical(root, opts.drop_field_if_all_null)
     if not (isinstance(root, tuple) and root[0] == "struct"):
         return ()
@@ -152,7 +148,14 @@ def read_jsonl(paths: list[Path], options: Optional[Mapping[str, str]] = None,
         found = records(path, opts)
         texts.extend(found)
         per_file.append(len(found))
-    if schema is not None:
+    parsed = [(where, _parse(text, opts)) for where, text, _raw in texts]
+    if schema is None:
+        fields = infer_schema(parsed, opts)
+        problem = duplicate_names(("struct", fields))
+        if problem:
+            raise ValueError(problem)
+        out_fields = [pa.field(n, to_arrow_type(t)) for n, t in fields]
+    else:
         if isinstance(schema, str):
             raise ValueError("json: an explicit schema must reach the reader as a pyarrow Schema")
         out_fields = [pa.field(f.name, f.type) for f in schema]
@@ -161,16 +164,10 @@ def read_jsonl(paths: list[Path], options: Optional[Mapping[str, str]] = None,
             date = date_parser(opts.date_format) if opts.date_format is not None else None
             stamp = timestamp_parser(opts.timestamp_format) if opts.timestamp_format is not None else None
             fields = with_formats(("struct", fields), date, stamp)[1]  # type: ignore[index]
-    else:
-        fields = infer_schema(texts, opts)
-        problem = duplicate_names(("struct", fields))
-        if problem:
-            raise ValueError(problem)
-        out_fields = [pa.field(n, to_arrow_type(t)) for n, t in fields]
     corrupt = opts.corrupt_column
     if len(fields) == 1 and fields[0][0] == corrupt:
-        raise ValueError(f"json: every column read is the corrupt-record column {corrupt!r} "
-                         "(every record is malformed); Spark refuses such a read")
+        raise ValueError(f"json: the only column is the corrupt-record column {corrupt!r} (every record is "
+                         "malformed, or the schema has that column alone); Spark refuses such a read")
     parse_fields = tuple(f for f in fields if f[0] != corrupt)
     keeps_corrupt = any(n == corrupt for n, _ in fields)
     rows: list[dict] = []
@@ -178,8 +175,7 @@ def read_jsonl(paths: list[Path], options: Optional[Mapping[str, str]] = None,
     start = 0
     for size in per_file:
         before = len(rows)
-        for where, text, raw in texts[start:start + size]:
-            value = _parse(text, opts)
+        for (where, value), (_, _, raw) in zip(parsed[start:start + size], texts[start:start + size]):
             if value is EMPTY:
                 continue
             got, errors = _rows(value, parse_fields, opts)
@@ -189,9 +185,9 @@ def read_jsonl(paths: list[Path], options: Optional[Mapping[str, str]] = None,
                 if opts.mode == "DROPMALFORMED":
                     continue
             if keeps_corrupt:
-                text = _kept_text(raw, where, corrupt) if errors else None
+                kept = _kept_text(raw, where, corrupt) if errors else None
                 for row in got:
-                    row[corrupt] = text
+                    row[corrupt] = kept
             rows.extend(got)
         start += size
         counts.append(len(rows) - before)
