@@ -155,3 +155,32 @@ def test_the_spark_engine_detects_the_format_by_the_same_rule(tmp_path: Path) ->
     with pytest.raises(UnreadablePath, match="part-0.snappy.parquet: parquet, part-2.json: json"):
         spark_format(folder, None)
     assert spark_format(folder, "json") == "json"
+
+
+def test_hash_takes_reader_options_and_a_schema_as_spark_does(tmp_path: Path) -> None:
+    """--option and --schema reach the reader: mergeSchema reads both parts' columns, the schema
+    widens a column; an option the reader does not follow, or a pair without '=', is refused."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from click.testing import CliRunner
+
+    from ubunye.cli.app import cli
+
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    pq.write_table(pa.table({"a": pa.array([1], pa.int64())}), parts / "part-0.parquet")
+    pq.write_table(pa.table({"a": pa.array([2], pa.int64()), "b": ["x"]}), parts / "part-1.parquet")
+    runner = CliRunner()
+
+    def schema_hash(*args: str) -> str:
+        result = runner.invoke(cli, ["hash", str(parts), "--json", *args])
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout)["schema_hash"]
+
+    plain, merged = schema_hash(), schema_hash("--option", "mergeSchema=true")
+    widened = schema_hash("--option", "mergeSchema=true", "--schema", "a DECIMAL(20,0), b STRING")
+    assert len({plain, merged, widened}) == 3
+    refused = runner.invoke(cli, ["hash", str(parts), "--option", "sep=;"])
+    assert refused.exit_code == 2 and "option 'sep' is not followed" in refused.stderr
+    bad = runner.invoke(cli, ["hash", str(parts), "--option", "mergeSchema"])
+    assert bad.exit_code == 2 and "KEY=VALUE" in bad.output

@@ -87,6 +87,8 @@ def comparison(result: Comparison) -> None:
         for part in (s.row_count, s.schema_hash, s.data_hash):
             rows.append([f"{s.direction} {s.name}", part.name, part.verdict, _value(part.name, part.a),
                          _value(part.name, part.b), part.reason or ""])
+        if s.reader is not None and s.reader.verdict != "unchanged":  # options or schema moved: why
+            rows.append([f"{s.direction} {s.name}", "reader", s.reader.verdict, "", "", s.reader.reason or ""])
     echo(table(["STEP", "PART", "VERDICT", "A", "B", "NOTE"], rows, colour_column=2) if rows else "no steps")
     if result.expectations:
         echo()

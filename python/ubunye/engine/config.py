@@ -9,7 +9,8 @@ A config has four top-level keys::
       spark_conf: {spark.sql.shuffle.partitions: "4"}
       profiles: {PROD: {spark_conf: {...}}}   # merged in for that mode
     CONFIG:
-      inputs:  {name: {format, path | table, options, version}}
+      inputs:  {name: {format, path | table, options, schema, version}}
+                                  # schema: a Spark DDL string ("a INT, b STRING"), as .schema(...)
       outputs: {name: {format, path | table, mode, options, partition_by}}
                                   # format table: options.using picks the provider (delta ...)
       transform: {params: {...}}  # handed to the Task as ``self.params``
@@ -40,8 +41,10 @@ _MODE_ALIASES = {"error": "errorifexists", "default": "errorifexists"}
 _TOP_KEYS = ("MODEL", "VERSION", "ENGINE", "CONFIG")
 _CONFIG_KEYS = ("inputs", "outputs", "transform", "expectations", "monitors")
 _ENGINE_KEYS = ("time_zone", "spark_conf", "profiles", "backend")
-_INPUT_KEYS = ("format", "path", "table", "options", "version")
+_INPUT_KEYS = ("format", "path", "table", "options", "schema", "version")
 _OUTPUT_KEYS = ("format", "path", "table", "mode", "options", "partition_by")
+# The engine's reader defaults, on both backends (lower-case names, Spark's string values).
+READ_DEFAULTS: Mapping[str, Mapping[str, str]] = {"csv": {"header": "true", "inferschema": "true"}}
 _LINEAGE_PARAMS = ("hash_inputs", "sample_fraction", "store", "base_dir", "reuse_hashes")
 
 
@@ -58,11 +61,29 @@ class IOSpec:
     options: Mapping[str, Any] = field(default_factory=dict)
     partition_by: tuple[str, ...] = ()
     version: Optional[int] = None  # Delta: read this version (time travel)
+    schema: Optional[str] = None  # inputs: an explicit schema, a Spark DDL string (``.schema(ddl)``)
 
     @property
     def location(self) -> str:
         """The path or table name, as recorded on the step."""
         return self.path if self.path is not None else str(self.table)
+
+    def reader_options(self) -> dict[str, str]:
+        """The options an input is read with, on every backend and in its record: the
+        config's options (names lower-cased, as Spark looks them up; values as Spark keeps
+        them, ``True`` -> ``"true"``) with the engine's defaults (csv: ``header`` and
+        ``inferSchema`` true) where the config does not set them."""
+        out = {str(k).lower(): _spark_value(v) for k, v in self.options.items()}
+        for key, value in READ_DEFAULTS.get(self.format, {}).items():
+            out.setdefault(key, value)
+        return out
+
+
+def _spark_value(value: Any) -> str:
+    """The string Spark keeps for an option value (pyspark's ``to_str``: ``True`` -> ``"true"``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
 
 
 @dataclass(frozen=True)
@@ -294,6 +315,14 @@ def _io(name: str, spec: Any, direction: str, file: Path) -> IOSpec:
         if table is not None:
             raise ConfigError(file, f"{key}.table", f"not allowed with format {fmt!r}; use path")
     options = _mapping(body.get("options"), file, f"{key}.options")
+    seen: dict[str, str] = {}
+    for opt, value in options.items():
+        if opt.lower() in seen:
+            raise ConfigError(file, f"{key}.options.{opt}",
+                              f"names the same option as {seen[opt.lower()]!r} (option names ignore case)")
+        seen[opt.lower()] = opt
+        if value is None or isinstance(value, (dict, list)):
+            raise ConfigError(file, f"{key}.options.{opt}", f"expected a string, number or true/false; got {value!r}")
     mode = "overwrite"
     partition_by: tuple[str, ...] = ()
     version: Optional[int] = None
@@ -308,7 +337,15 @@ def _io(name: str, spec: Any, direction: str, file: Path) -> IOSpec:
         if not isinstance(pb, list) or not all(isinstance(c, str) for c in pb):
             raise ConfigError(file, f"{key}.partition_by", f"expected a list of column names; got {pb!r}")
         partition_by = tuple(pb)
-    elif body.get("version") is not None:
+    schema = body.get("schema")
+    if schema is not None and direction == "input":
+        if not isinstance(schema, str) or not schema.strip():
+            raise ConfigError(file, f"{key}.schema",
+                              f"expected a Spark DDL string such as 'a INT, b STRING'; got {schema!r}")
+        if fmt in ("delta", "table"):
+            raise ConfigError(file, f"{key}.schema", f"only file inputs (parquet, csv, json) take a schema; "
+                                                      f"format is {fmt!r}")
+    if direction == "input" and body.get("version") is not None:
         if fmt not in ("delta", "table"):
             raise ConfigError(file, f"{key}.version", f"only Delta inputs have versions; format is {fmt!r}")
         try:
@@ -325,6 +362,7 @@ def _io(name: str, spec: Any, direction: str, file: Path) -> IOSpec:
         options=dict(options),
         partition_by=partition_by,
         version=version,
+        schema=schema if direction == "input" else None,
     )
 
 

@@ -191,13 +191,14 @@ class TaskExecution:
         self._resolve_deferred()
         inputs = [self.input_events.get(n) or _unhashed(s) for n, s in self.config.inputs.items()]
         outputs = [self.output_events.get(n) or _unhashed(s) for n, s in self.config.outputs.items()]
-        from ubunye.lineage.masking import mask_location, secret_values
+        from ubunye.lineage.masking import mask_location, mask_options, secret_values
         from ubunye.lineage.record import Step
 
         secrets = secret_values(self.run_vars)
         for step in [*inputs, *outputs]:
             if isinstance(step, Step):
                 step.location = mask_location(step.location, secrets)
+                step.options = mask_options(step.options, secrets)
         self.context.spark = self.backend.spark
         record = self.recorder.task_end(
             context=self.context,
@@ -338,7 +339,7 @@ class TaskExecution:
         from ubunye.lineage.context import DataEvent
 
         event = DataEvent(name=spec.name, direction="input", format=spec.format, location=spec.location,
-                          delta_version=delta_version)
+                          delta_version=delta_version, options=spec.reader_options(), schema=spec.schema)
         self.input_events[spec.name] = event
         rules = self.config.rules_for(spec.name)
         want_hash = self.lineage and self.hash_inputs
@@ -408,6 +409,9 @@ def _unhashed(spec: IOSpec) -> Any:
     """The step of an input or output the run never reached (no hash, no count)."""
     from ubunye.lineage.record import Step
 
+    if spec.direction == "input":  # the reader settings it was to be read with
+        return Step(name=spec.name, direction=spec.direction, format=spec.format, location=spec.location,
+                    options=spec.reader_options(), schema=spec.schema)
     return Step(name=spec.name, direction=spec.direction, format=spec.format, location=spec.location)
 
 

@@ -10,7 +10,7 @@ Only lossless formats are signed (parquet and Delta: their files hold the
 frame's types and values, where csv and json are parsed again on every read),
 and only where nothing but the files decides the rows:
 
-- an input without read options (a Delta version is part of the signature);
+- an input without read options or an explicit schema (a Delta version is part of the signature);
 - an output written whole: mode ``overwrite`` or ``errorifexists``, no
   ``partition_by``, and only write options that cannot change a value
   (compression, file sizes).
@@ -41,7 +41,7 @@ def signable(spec: IOSpec) -> bool:
     if spec.format not in SIGNED_FORMATS or spec.path is None:
         return False
     if spec.direction == "input":
-        return not spec.options
+        return not spec.options and spec.schema is None
     if spec.mode not in WHOLE_WRITE_MODES or spec.partition_by:
         return False
     return {str(k) for k in spec.options} <= HARMLESS_WRITE_OPTIONS

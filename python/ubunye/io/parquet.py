@@ -12,37 +12,46 @@ SPARK_SCHEMA_KEY = b"org.apache.spark.sql.parquet.row.metadata"
 
 
 # The options this reader follows (lower-case names; ubunye.io.options refuses others).
-OPTIONS: tuple[str, ...] = ()
+OPTIONS: tuple[str, ...] = ("mergeschema",)
 
 
 def read_parquet(paths: list[Path], options: Optional[Mapping[str, str]] = None,
                  schema: Optional["pa.Schema"] = None) -> tuple["pa.Table", list[int]]:
-    """Read parquet part files into one table.
+    """Read parquet part files into one table, in the one schema Spark reads them with.
 
-    Spark writes instants as INT96 or as timestamps without a zone flag in
-    some versions; Spark's own schema (kept in the file metadata) says which
-    naive Arrow timestamps are really instants, and those are read as UTC.
-    INT96 columns are instants too. Returns the table (rows in the order of
-    ``paths``) and each file's row count.
+    The schema is the explicit one, else with ``mergeSchema=true`` the union of the
+    parts' schemas, else the first part's (path order), as :mod:`.parquet_schema`
+    says; unsigned integers are read as Spark's types, names that differ only by
+    case are refused. Spark writes instants as INT96 or as timestamps without a
+    zone flag in some versions; Spark's own schema (kept in the file metadata)
+    says which naive Arrow timestamps are really instants, and those are read as
+    UTC. Returns the table (rows in the order of ``paths``) and each file's row count.
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from ubunye.io.options import UnsupportedOption
+    from ubunye.io import parquet_schema as ps
+    from ubunye.io.options import flag
 
-    if schema is not None:
-        raise UnsupportedOption("an explicit schema is not followed by the pandas reader of parquet")
-
-    tables = []
+    if not paths:
+        raise ValueError("no parquet part files")
+    merge = flag(options or {}, "mergeSchema", False)
+    parts = []
     for path in paths:
         pf = pq.ParquetFile(path)
-        instants = _instant_columns(pf)
-        table = pf.read()
-        tables.append(_mark_instants(table, instants))
-    if not tables:
-        raise ValueError("no parquet part files")
+        table = _mark_instants(pf.read(), _instant_columns(pf))
+        parts.append((path, table.cast(ps.file_schema(table.schema, path.name))))
+    if schema is not None:
+        ps.check_unique(schema.names)
+        target = schema
+    elif merge:
+        target = ps.merged([t.schema for _, t in parts])
+    else:  # Spark reads one footer: the first part's, in path order
+        target = min(parts, key=lambda part: str(part[0]))[1].schema
+    target = pa.schema([f.with_nullable(True) for f in target])
+    tables = [ps.read_as(t, target, path.name) for path, t in parts]
     counts = [t.num_rows for t in tables]
-    return (pa.concat_tables(tables, promote_options="default") if len(tables) > 1 else tables[0]), counts
+    return (pa.concat_tables(tables) if len(tables) > 1 else tables[0]), counts
 
 
 def _instant_columns(pf: "object") -> set[str]:

@@ -72,6 +72,9 @@ class StepDiff:
     data_hash: FieldDiff
     location: FieldDiff
     reason: Optional[str] = None
+    # The reader settings (options and schema) of an input: they explain a change, so they
+    # are reported (``reason``) but never decide the verdict, which the hashes decide.
+    reader: Optional[FieldDiff] = None
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -83,6 +86,8 @@ class StepDiff:
             "data_hash": self.data_hash.to_dict(),
             "location": self.location.to_dict(),
         }
+        if self.reader is not None:
+            d["reader"] = self.reader.to_dict()
         if self.reason is not None:
             d["reason"] = self.reason
         return d
@@ -288,7 +293,46 @@ def compare_steps(direction: str, name: str, sa: Step, sb: Step,
     data = _hash_diff("data_hash", sa, sb, sa.data_hash, sb.data_hash, labels)
     location = _plain("location", sa.location, sb.location)
     verdict = max((rows.verdict, schema.verdict, data.verdict), key=lambda v: _SEVERITY[v])
-    return StepDiff(direction, name, verdict, rows, schema, data, location)
+    return StepDiff(direction, name, verdict, rows, schema, data, location, reader=_reader_diff(sa, sb, labels))
+
+
+def _settings(step: Step) -> Optional[dict[str, Any]]:
+    if step.options is None and step.schema is None:
+        return None
+    return {"options": dict(step.options or {}), "schema": step.schema}
+
+
+def reader_changes(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
+    """What moved between two steps' reader settings, one phrase each (``option sep ',' -> ';'``)."""
+    out = []
+    oa, ob = a["options"], b["options"]
+    for key in sorted(oa.keys() | ob.keys()):
+        if key not in ob:
+            out.append(f"option {key} {oa[key]!r} removed")
+        elif key not in oa:
+            out.append(f"option {key} {ob[key]!r} added")
+        elif oa[key] != ob[key]:
+            out.append(f"option {key} {oa[key]!r} -> {ob[key]!r}")
+    if a["schema"] != b["schema"]:
+        def shown(ddl: Optional[str]) -> str:
+            return "inferred" if ddl is None else repr(ddl)
+
+        out.append(f"schema {shown(a['schema'])} -> {shown(b['schema'])}")
+    return out
+
+
+def _reader_diff(sa: Step, sb: Step, labels: tuple[str, str]) -> Optional[FieldDiff]:
+    """The inputs' reader settings (options, schema); None when neither step has any (outputs)."""
+    a, b = _settings(sa), _settings(sb)
+    if a is None and b is None:
+        return None
+    if a is None or b is None:
+        return FieldDiff("reader", UNKNOWN, a, b,
+                         reason=f"reader settings not recorded in {labels[0] if a is None else labels[1]}")
+    changes = reader_changes(a, b)
+    if not changes:
+        return FieldDiff("reader", UNCHANGED, a, b)
+    return FieldDiff("reader", CHANGED, a, b, reason="; ".join(changes))
 
 
 def _absent_step(direction: str, name: str, sa: Optional[Step], sb: Optional[Step]) -> StepDiff:
@@ -333,7 +377,10 @@ def describe_problem(step: StepDiff) -> str:
             elif f.reason:
                 text += f" ({f.reason})"
             parts.append(text)
-    return f"{step.direction} {step.name!r}: " + ", ".join(parts)
+    line = f"{step.direction} {step.name!r}: " + ", ".join(parts)
+    if step.reader is not None and step.reader.verdict == CHANGED:
+        line += f"; reader settings changed: {step.reader.reason}"
+    return line
 
 
 # ---------------------------------------------------------------- expectations and timings

@@ -59,3 +59,5 @@ class DataEvent:
     delta_version: Optional[int] = None
     hash_reused_from: Optional[str] = None  # with hash_pass "reused": the step it came from
     storage_signature: Optional[str] = None  # see ubunye.engine.snapshots
+    options: Optional[dict[str, str]] = None  # inputs: the reader options (Spark's string values)
+    schema: Optional[str] = None  # inputs: the explicit schema (Spark DDL), if any

@@ -143,3 +143,12 @@ def format_error(exc: BaseException, secrets: Iterable[str] = (), limit: int = E
     result = mask_error(text, secrets, limit)
     assert result is not None
     return result
+
+
+def mask_options(options: Optional[Mapping[str, Any]], secrets: Iterable[str] = ()) -> Optional[dict[str, str]]:
+    """Reader options as recorded: a secret-looking name's value is ``***``; other values are
+    masked like locations (a URL's password, known secret values)."""
+    if options is None:
+        return None
+    return {str(k): MASK if is_secret_name(str(k)) else mask_text(str(v), secrets) for k, v in options.items()}
+

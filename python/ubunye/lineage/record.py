@@ -86,7 +86,7 @@ def _moment(where: str, value: Any) -> Optional[str]:
 
 
 _STEP_TEXT = ("format", "location", "schema_hash", "data_hash", "hash_method", "hash_error", "hash_engine",
-              "hash_pass", "hash_reused_from", "storage_signature")
+              "hash_pass", "hash_reused_from", "storage_signature", "schema")
 _RECORD_TEXT = ("config_hash", "error", "engine_version", "backend", "time_zone", "code_hash",
                 "environment_hash")
 _TIMING_TEXT = ("step", "input", "output")
@@ -141,6 +141,12 @@ class Step:
     # over names, sizes and modification times, or "delta:<version>:sha256:..."),
     # for formats and specs where the files alone decide the rows; else None.
     storage_signature: Optional[str] = None
+    # Inputs: the reader settings the step was read with, as Spark's reader took them:
+    # ``options`` (lower-case names, Spark's string values, the engine's defaults
+    # included) and ``schema`` (the explicit Spark DDL schema, or None). Null on outputs
+    # and in records of other writers, which ignore both.
+    options: Optional[dict[str, str]] = None
+    schema: Optional[str] = None
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], where: str = "step") -> "Step":
@@ -154,6 +160,10 @@ class Step:
         _check(f"{where}.row_count", d.get("row_count"), _COUNT)
         _check(f"{where}.delta_version", d.get("delta_version"), _COUNT)
         _check(f"{where}.hash_seconds", d.get("hash_seconds"), _NUMBER)
+        if d.get("options") is not None:
+            d["options"] = _container(f"{where}.options", d["options"], dict)
+            for key, value in d["options"].items():
+                _check(f"{where}.options.{key}", value, _TEXT)
         return cls(**d)
 
     def to_dict(self) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Optional
 
 from ubunye.lineage.context import DataEvent
-from ubunye.lineage.masking import format_error, mask_error, mask_location
+from ubunye.lineage.masking import format_error, mask_error, mask_location, mask_options
 from ubunye.lineage.record import Step
 
 METHOD = "rows-v1"
@@ -62,6 +62,8 @@ class StepHasher:
             location=mask_location(event.location, self.secrets),
             delta_version=event.delta_version,
             storage_signature=event.storage_signature,
+            options=mask_options(getattr(event, "options", None), self.secrets),
+            schema=getattr(event, "schema", None),
         )
         if event.fingerprint is not None:
             self._fill(step, event.fingerprint, None, event.hash_seconds)
@@ -123,6 +125,7 @@ def build_steps(hasher: StepHasher, events: Iterable[Any]) -> list[Step]:
     """Steps for a list of :class:`DataEvent`; already built :class:`Step` objects
     pass through (their location masked like any other)."""
     return [
-        replace(e, location=mask_location(e.location, hasher.secrets)) if isinstance(e, Step) else hasher.step(e)
+        replace(e, location=mask_location(e.location, hasher.secrets), options=mask_options(e.options, hasher.secrets))
+        if isinstance(e, Step) else hasher.step(e)
         for e in events
     ]

@@ -33,6 +33,7 @@ from ubunye.lineage.compare import (
     describe_problem,
     status_problem,
 )
+from ubunye.lineage.masking import MASK
 from ubunye.lineage.record import RunRecord, Step
 
 FILE_FORMATS = ("csv", "parquet", "json")
@@ -41,8 +42,9 @@ ENGINES = ("auto", "pandas", "arrow", "spark")
 _SUFFIXES = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet", ".json": "json", ".jsonl": "json",
              ".ndjson": "json"}
 
-# (location, format or None to detect, engine) -> the fingerprint now (ubunye.hashing.Fingerprint)
-Hasher = Callable[[str, Optional[str], str], Any]
+# (location, format or None to detect, engine[, options=, schema=]) -> the fingerprint now
+# (ubunye.hashing.Fingerprint); options and schema are passed only for a step that recorded them
+Hasher = Callable[..., Any]
 
 
 class VerifyError(ValueError):
@@ -131,11 +133,13 @@ def choose_engine(record: RunRecord, engine: str) -> str:
     return "pandas"
 
 
-def default_hasher(location: str, fmt: Optional[str], engine: str) -> Any:
-    """Read and hash ``location`` with the engine ``ubunye hash --engine`` would use."""
-    from ubunye.cli.commands.hash import resolve_engine
+def default_hasher(location: str, fmt: Optional[str], engine: str, options: Optional[dict[str, str]] = None,
+                   schema: Optional[str] = None) -> Any:
+    """Read and hash ``location`` with the engine ``ubunye hash --engine`` would use, with the
+    reader options and schema the run read it with."""
+    from ubunye.cli.commands.hash import resolve_engine, run_engine
 
-    return resolve_engine(engine)(Path(location), fmt)
+    return run_engine(resolve_engine(engine), Path(location), fmt, options, schema)
 
 
 def _local_path(location: str, base_dir: Optional[Path]) -> Optional[Path]:
@@ -164,9 +168,16 @@ def _check(step: Step, record: RunRecord, engine: str, base_dir: Optional[Path],
         return unknown(f"cannot tell the file format of {step.location} (recorded format {step.format!r})")
     if fmt in SPARK_ONLY_FORMATS and engine != "spark":
         return unknown(f"format {fmt} needs --engine spark", fmt)
+    settings: dict[str, Any] = {}
+    if step.options or step.schema:  # read again as the run read it (an input's options and schema)
+        masked = sorted(k for k, v in (step.options or {}).items() if v == MASK)
+        if masked:
+            return unknown(f"the run's reader option {masked[0]!r} is masked in the record: it cannot be "
+                           "read again as the run read it", fmt)
+        settings = {"options": dict(step.options or {}), "schema": step.schema}
     start = time.perf_counter()
     try:
-        fp = hasher(str(path) if path is not None else step.location, fmt, engine)
+        fp = hasher(str(path) if path is not None else step.location, fmt, engine, **settings)
     except Exception as exc:  # noqa: BLE001 - any reader failure is a verdict, not a crash
         reason = " ".join(f"{type(exc).__name__}: {exc}".split())
         return unknown(f"could not read it now: {reason}", fmt)

@@ -16,7 +16,7 @@ import os
 import sys
 import warnings
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Mapping, Optional
 
 from ubunye.hashing.fingerprint import Fingerprint
 
@@ -71,15 +71,22 @@ def cli_session(delta: bool) -> Any:
     return spark
 
 
-def read_spark(spark: Any, path: Path, fmt: str) -> Any:
-    """Read ``path`` in ``fmt`` as a DataFrame, with the options the pandas engine mirrors."""
+def read_spark(spark: Any, path: Path, fmt: str, options: Optional[Mapping[str, Any]] = None,
+               schema: Optional[str] = None) -> Any:
+    """Read ``path`` in ``fmt`` as a DataFrame, with the options the pandas engine mirrors
+    (csv: ``header`` and ``inferSchema`` true unless ``options`` say otherwise)."""
     reader = spark.read.format(fmt)
     if fmt == "csv":
         reader = reader.option("header", "true").option("inferSchema", "true")
+    for key, value in (options or {}).items():
+        reader = reader.option(str(key), value)
+    if schema:
+        reader = reader.schema(schema)
     return reader.load(str(path))
 
 
-def spark_engine(path: Path, fmt: Optional[str]) -> Fingerprint:
+def spark_engine(path: Path, fmt: Optional[str], options: Optional[Mapping[str, Any]] = None,
+                 schema: Optional[str] = None) -> Fingerprint:
     """The ``spark`` engine of ``ubunye hash``: read with Spark, hash native or fallback."""
     from ubunye.spark.fingerprint import fingerprint_spark
 
@@ -88,7 +95,7 @@ def spark_engine(path: Path, fmt: Optional[str]) -> Fingerprint:
     chosen = spark_format(path, fmt)
     spark = cli_session(delta=chosen == "delta")
     try:
-        df = read_spark(spark, path, chosen)
+        df = read_spark(spark, path, chosen, options, schema)
     except Exception as exc:  # AnalysisException: not a table of that format, no such path
         from ubunye.spark.fingerprint import spark_error
 

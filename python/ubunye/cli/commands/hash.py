@@ -1,6 +1,7 @@
 """``ubunye hash PATH``: the rows-v1 fingerprint of a file or folder.
 
-An engine is a small function ``(path, format) -> Fingerprint`` registered in
+An engine is a small function ``(path, format, options=None, schema=None) ->
+Fingerprint`` (reader options as Spark takes them, an explicit DDL schema) registered in
 :data:`ENGINES` by name, either as the function itself or as a lazily
 imported ``"module:attribute"`` string, so other packages (``ubunye.spark``)
 add theirs without this module importing them. :data:`FORMATS` lists the
@@ -12,31 +13,53 @@ from __future__ import annotations
 import json
 from importlib import import_module
 from pathlib import Path
-from typing import Callable, Optional, Union
+from typing import Any, Callable, Mapping, Optional, Union
 
 import click
 
 from ubunye.hashing.fingerprint import Fingerprint
 
-EngineFn = Callable[[Path, Optional[str]], Fingerprint]
+EngineFn = Callable[..., Fingerprint]
 
 FORMATS: list[str] = ["parquet", "csv", "json", "delta"]
 
 
-def pandas_engine(path: Path, fmt: Optional[str]) -> Fingerprint:
+def pandas_engine(path: Path, fmt: Optional[str], options: Optional[Mapping[str, Any]] = None,
+                  schema: Optional[str] = None) -> Fingerprint:
     """Read with :func:`ubunye.io.read_table` (pandas, Spark-compatible) and hash."""
     from ubunye.hashing import fingerprint
     from ubunye.io import read_table
 
-    return fingerprint(read_table(path, fmt, engine="pandas"))
+    return fingerprint(read_table(path, fmt, engine="pandas", options=options, schema=schema))
 
 
-def arrow_engine(path: Path, fmt: Optional[str]) -> Fingerprint:
+def arrow_engine(path: Path, fmt: Optional[str], options: Optional[Mapping[str, Any]] = None,
+                 schema: Optional[str] = None) -> Fingerprint:
     """Read into a pyarrow Table and hash it with the vectorised path."""
     from ubunye.hashing import fingerprint
     from ubunye.io import read_table
 
-    return fingerprint(read_table(path, fmt, engine="arrow"))
+    return fingerprint(read_table(path, fmt, engine="arrow", options=options, schema=schema))
+
+
+def run_engine(engine: EngineFn, path: Path, fmt: Optional[str], options: Optional[Mapping[str, Any]] = None,
+               schema: Optional[str] = None) -> Fingerprint:
+    """Call ``engine``; options and schema are passed only when given (engines of other packages
+    may take just the path and the format)."""
+    if options or schema:
+        return engine(path, fmt, options=options, schema=schema)
+    return engine(path, fmt)
+
+
+def parse_options(pairs: tuple[str, ...]) -> dict[str, str]:
+    """``KEY=VALUE`` pairs (``--option``) as a mapping; refuses a pair without ``=``."""
+    options: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"{pair!r}: expected KEY=VALUE, e.g. sep=';'", param_hint="--option")
+        options[key] = value
+    return options
 
 
 ENGINES: dict[str, Union[EngineFn, str]] = {
@@ -76,8 +99,14 @@ def _fail(message: str, code: int) -> None:
                    "folder is read in it, as Spark does.")
 @click.option("--engine", default="pandas", show_default=True, metavar="|".join(ENGINES),
               help="Which engine reads and hashes the data.")
+@click.option("--option", "option_pairs", multiple=True, metavar="KEY=VALUE",
+              help="A reader option, as Spark takes it (repeat: --option sep=';' --option header=false). "
+                   "The pandas reader refuses one it does not follow, naming it.")
+@click.option("--schema", default=None, metavar="DDL",
+              help="An explicit schema, as spark.read.schema takes it: 'id BIGINT, name STRING'.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def hash_command(path: Path, fmt: Optional[str], engine: str, as_json: bool) -> None:
+def hash_command(path: Path, fmt: Optional[str], engine: str, option_pairs: tuple[str, ...],
+                 schema: Optional[str], as_json: bool) -> None:
     """Print the rows-v1 row count, schema hash and data hash of PATH (a file or folder)."""
     from ubunye.io import UnreadablePath
 
@@ -88,7 +117,7 @@ def hash_command(path: Path, fmt: Optional[str], engine: str, as_json: bool) -> 
     if not path.exists():
         _fail(f"{path}: no such file or folder", 2)
     try:
-        fp = resolve_engine(engine)(path, fmt)
+        fp = run_engine(resolve_engine(engine), path, fmt, parse_options(option_pairs), schema)
     except (UnreadablePath, OSError, ValueError) as exc:
         message = str(exc)
         _fail(message if str(path) in message else f"{path}: {message}", 2)

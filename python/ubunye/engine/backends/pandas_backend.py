@@ -37,28 +37,54 @@ class ArrowTablePort:
         return list(self._table.to_pylist())
 
 
-# Reader options the pandas backend honours: Spark's defaults, which ubunye.io follows.
-_DEFAULT_OPTIONS = {"csv": {"header": "true", "inferschema": "true"}, "json": {}, "parquet": {}}
+# Writer options the pandas backend follows: Spark's defaults, which ubunye.io writes.
+_WRITE_DEFAULTS = {"csv": {"header": "true"}, "json": {}, "parquet": {}}
 
 
-def check_options(spec: IOSpec) -> None:
-    """Refuse reader/writer options that ``ubunye.io`` does not follow (it reads as Spark's defaults)."""
-    defaults = _DEFAULT_OPTIONS.get(spec.format, {})
+def check_write_options(spec: IOSpec) -> None:
+    """Refuse writer options that ``ubunye.io`` does not follow (it writes as Spark's defaults)."""
+    defaults = _WRITE_DEFAULTS.get(spec.format, {})
     for key, value in spec.options.items():
         if defaults.get(str(key).lower()) != str(value).lower():
             raise IOSpecError(
                 f"{spec.direction} {spec.name!r}: option {key}={value!r} is not supported on the pandas "
-                f"backend (it reads and writes {spec.format} with Spark's default options)"
+                f"backend (it writes {spec.format} with Spark's default options)"
             )
 
 
-def read_arrow(path: Path, fmt: str, what: str) -> Any:
+def reader_settings(spec: IOSpec) -> tuple[dict[str, str], Any]:
+    """The options and schema (a ``pyarrow.Schema`` or None) ``ubunye.io`` reads ``spec`` with:
+    the same options Spark's reader gets (:meth:`IOSpec.reader_options`). An option the
+    reader does not follow, or a schema it cannot read, is refused naming the input."""
+    from ubunye.io import csv, jsonl, parquet
+    from ubunye.io.ddl import as_schema
+    from ubunye.io.options import UnsupportedOption, check
+
+    what = f"input {spec.name!r}"
+    options = spec.reader_options()
+    followed = {"csv": csv.OPTIONS, "json": jsonl.OPTIONS, "parquet": parquet.OPTIONS}[spec.format]
+    try:
+        check(spec.format, options, followed)
+    except UnsupportedOption as exc:
+        raise IOSpecError(f"{what}: {' '.join(str(exc).split())}") from None
+    try:
+        schema = as_schema(spec.schema)
+    except ValueError as exc:
+        raise IOSpecError(f"{what}: schema {spec.schema!r}: {' '.join(str(exc).split())}") from None
+    return options, schema
+
+
+def read_arrow(path: Path, fmt: str, what: str, options: Optional[Mapping[str, str]] = None,
+               schema: Any = None) -> Any:
     """Read a file or a folder of part files into one pyarrow Table, as Spark reads it."""
     from ubunye.io import UnreadablePath, read_arrow as io_read_arrow
+    from ubunye.io.names import DuplicateColumns
 
     try:
-        return io_read_arrow(path, fmt)
+        return io_read_arrow(path, fmt, options=options, schema=schema)
     except UnreadablePath as exc:
+        if isinstance(exc.__cause__, DuplicateColumns):  # the line the Spark backend gives too
+            raise IOSpecError(f"{what}: {exc.__cause__}") from exc
         raise IOSpecError(f"{what}: {' '.join(str(exc).split())}") from exc
 
 
@@ -97,13 +123,17 @@ class PandasBackend(Backend):
 
     def check_spec(self, spec: IOSpec) -> None:
         super().check_spec(spec)
-        check_options(spec)
+        if spec.direction == "input":
+            reader_settings(spec)
+        else:
+            check_write_options(spec)
         if spec.partition_by:
             raise IOSpecError(f"output {spec.name!r}: partition_by is supported on the spark backend only")
 
     def read(self, spec: IOSpec) -> ReadResult:
         what = f"input {spec.name!r}"
-        table = read_arrow(files.local_path(spec.path, what), spec.format, what)
+        options, schema = reader_settings(spec)
+        table = read_arrow(files.local_path(spec.path, what), spec.format, what, options, schema)
         return ReadResult(arrow_to_pandas(table))
 
     def write(self, frame: Any, spec: IOSpec, *, hash_output: bool = False) -> WriteResult:

@@ -88,10 +88,19 @@ class SparkBackend(Backend):
 
     # --- reading -----------------------------------------------------------
     def read(self, spec: IOSpec) -> ReadResult:
-        options = {str(k): v for k, v in spec.options.items()}
-        if spec.format == "csv":
-            options.setdefault("header", True)
-            options.setdefault("inferSchema", True)
+        try:
+            return self._read(spec)
+        except Exception as exc:
+            from ubunye.io.names import from_spark_error
+
+            same = from_spark_error(str(exc))  # names differing only by case: the pandas backend's line
+            if same is not None:
+                raise IOSpecError(f"input {spec.name!r}: {same}") from exc
+            raise
+
+    def _read(self, spec: IOSpec) -> ReadResult:
+        # the options the pandas backend reads with too (csv: header and inferSchema true by default)
+        options: dict[str, Any] = dict(spec.reader_options())
         version: Optional[int] = None
         if spec.format in ("delta", "table") and spec.version is not None:
             options["versionAsOf"] = spec.version
@@ -100,7 +109,10 @@ class SparkBackend(Backend):
             frame = reader.table(spec.table)
             version = spec.version if spec.version is not None else delta_version_of(self.spark, table=spec.table)
         else:
-            frame = self.spark.read.format(spec.format).options(**options).load(spec.path)
+            reader = self.spark.read.format(spec.format).options(**options)
+            if spec.schema is not None:
+                reader = reader.schema(spec.schema)
+            frame = reader.load(spec.path)
             if spec.format == "delta":
                 version = spec.version if spec.version is not None else delta_version_of(self.spark, path=spec.path)
         return ReadResult(frame, version)
