@@ -174,24 +174,26 @@ def canonical(t: SparkType, drop_null: bool) -> Any:
     return t
 
 
-def duplicate_names(t: SparkType, where: str = "") -> Optional[str]:
-    """The first two names of one struct (at any depth) that are equal ignoring case, as a message."""
+def duplicate_name(t: SparkType) -> Optional[str]:
+    """The first name (lower-cased) that one struct (at any depth) holds twice when case is ignored.
+
+    Spark refuses such a schema (``COLUMN_ALREADY_EXISTS``, naming it lower-cased) under its
+    default spark.sql.caseSensitive=false; the reader raises :class:`ubunye.io.names.DuplicateColumns`
+    with the line both engine backends give.
+    """
+    from ubunye.io.names import case_duplicate
+
     tag = _tag(t)
     if tag == "array":
-        return duplicate_names(t[1], where)  # type: ignore[index]
+        return duplicate_name(t[1])  # type: ignore[index]
     if tag != "struct":
         return None
-    seen: dict[str, str] = {}
-    for name, ft in t[1]:  # type: ignore[index]
-        low = name.lower()
-        if low in seen:
-            other = seen[low]
-            both = f"{where}{other!r} and {where}{name!r}" if other != name else f"{where}{name!r} twice"
-            return (f"json: columns {both} differ only by case; Spark refuses them (spark.sql.caseSensitive=false)"
-                    if other != name else f"json: column {both}; Spark refuses duplicate columns")
-        seen[low] = name
-        found = duplicate_names(ft, f"{where}{name}.")
-        if found:
+    found = case_duplicate(name for name, _ in t[1])  # type: ignore[index]
+    if found is not None:
+        return found
+    for _, ft in t[1]:  # type: ignore[index]
+        found = duplicate_name(ft)
+        if found is not None:
             return found
     return None
 

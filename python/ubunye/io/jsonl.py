@@ -21,10 +21,11 @@ from typing import TYPE_CHECKING, Any, Mapping, Optional
 
 from ubunye.io.json_convert import convert_fields, from_arrow, with_formats
 from ubunye.io.json_datetime import date_parser, timestamp_parser
-from ubunye.io.json_infer import (InferenceRefused, canonical, duplicate_names, infer, merge,
+from ubunye.io.json_infer import (InferenceRefused, canonical, duplicate_name, infer, merge,
                                   to_arrow_type, with_field)
 from ubunye.io.json_options import JsonOptions, records
 from ubunye.io.json_parse import EMPTY, JArr, JObj, JsonSyntax, parse_root
+from ubunye.io.names import DuplicateColumns, message
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
@@ -151,9 +152,9 @@ def read_jsonl(paths: list[Path], options: Optional[Mapping[str, str]] = None,
     parsed = [(where, _parse(text, opts)) for where, text, _raw in texts]
     if schema is None:
         fields = infer_schema(parsed, opts)
-        problem = duplicate_names(("struct", fields))
-        if problem:
-            raise ValueError(problem)
+        twice = duplicate_name(("struct", fields))
+        if twice is not None:
+            raise DuplicateColumns(message(twice))
         out_fields = [pa.field(n, to_arrow_type(t)) for n, t in fields]
     else:
         if isinstance(schema, str):
