@@ -156,14 +156,19 @@ CASES: dict[str, tuple[Data, dict[str, str], Optional[str]]] = {
 
 # Spark 3.5 writes a non-string value into a string column through Jackson's generator
 # (compact, numbers re-printed: 1.50 -> 1.5, 1e5 -> 100000.0, -0 -> 0); Spark 4 keeps its text.
+_UPGRADE = ("3.5 (spark.sql.legacy.timeParserPolicy=EXCEPTION) refuses a value its legacy parser would read "
+            "and 4.x nulls (SparkUpgradeException INCONSISTENT_BEHAVIOR_CROSS_VERSION)")
 SPARK35_DIFFERS = {
     "infer-mixed-to-string-raw": "3.5 re-prints non-string values read into a string column (1.50 -> 1.5)",
     "opt-encoding-not-a-spark4-charset": "3.5 reads any Java charset (windows-1252); 4.x only its seven",
     "opt-encoding-alias-refused": "3.5 takes Java's aliases of charsets (UTF8); 4.x only the names",
     "infer-struct-and-scalar": "3.5 re-prints non-string values read into a string column (compact: {\"x\":1})",
     "infer-emoji-nested-to-string": "3.5 re-prints nested text: a character past U+FFFF as \\uD83D\\uDE00",
-    "schema-date-timestamp": "3.5 refuses values its legacy parser would read differently (SparkUpgradeException, "
-                             "INCONSISTENT_BEHAVIOR_CROSS_VERSION)",
+    "schema-date-timestamp": _UPGRADE,
+    "opt-dateFormat": _UPGRADE,
+    "opt-dateFormat-month-names": _UPGRADE,
+    "opt-timestampFormat-compact": _UPGRADE,
+    "opt-timestampFormat-offset-am-pm": _UPGRADE,
     "schema-string-of-values": "3.5 re-prints non-string values read into a string column (1.50 -> 1.5)",
 }
 
