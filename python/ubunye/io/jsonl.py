@@ -1,183 +1,202 @@
-"""JSON lines read the way Spark's ``spark.read.json`` infers them.
+"""JSON read the way Spark's ``spark.read.json`` reads it, options included.
 
-One JSON object per line. Spark's inference is kept: integers are ``bigint``
-(a decimal(p,0) when too big for a long, a double beyond 38 digits), numbers
-with a fraction or exponent are ``double``, strings stay strings (no date or
-timestamp inference), objects are structs with their fields **sorted by
-name**, arrays take the merged type of their elements, and a column whose
-values disagree becomes a string holding each value's JSON text. Null-only
-columns and elements are strings.
+Records are lines (``lineSep``, by default any of ``\\n``, ``\\r\\n``, ``\\r``)
+or, with ``multiLine``, whole files; a record holds one JSON object or an
+array of objects (one row each); text after the first value is ignored, as
+Spark ignores it. Parsing follows Jackson's grammar as Spark's options set it
+(:mod:`.json_parse`), types are inferred and merged as Spark infers them
+(:mod:`.json_infer`), and values are converted as Spark converts them
+(:mod:`.json_convert`). A record that does not parse or convert is malformed:
+``mode`` PERMISSIVE (default) keeps it with the fields that converted and its
+text in ``_corrupt_record`` (added to an inferred schema only when some record
+is malformed); DROPMALFORMED drops it; FAILFAST refuses the read. Options:
+see :data:`OPTIONS` and :mod:`.json_options`.
 """
 from __future__ import annotations
 
 import json
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Any, Mapping, Optional
+
+from ubunye.io.json_convert import convert_fields, from_arrow, with_formats
+from ubunye.io.json_datetime import date_parser, timestamp_parser
+from ubunye.io.json_infer import (InferenceRefused, canonical, duplicate_name, infer, merge,
+                                  to_arrow_type, with_field)
+from ubunye.io.json_options import JsonOptions, records
+from ubunye.io.json_parse import EMPTY, JArr, JObj, JsonSyntax, parse_root
+from ubunye.io.names import DuplicateColumns, message
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
 
-# a Spark type is: "long" | "double" | "bool" | "string" | ("decimal", p)
-#                  | ("array", T) | ("struct", {name: T}) | None (null)
-SparkType = Union[str, tuple, None]
-_NUMERIC = ("long", "decimal", "double")
-
-
-class _Num(str):
-    """A JSON number kept as its text."""
-
-
-def _load(line: str) -> Any:
-    return json.loads(line, parse_int=_Num, parse_float=lambda s: _Num(s + "\0f"))
-
-
-def _is_float(v: _Num) -> bool:
-    return v.endswith("\0f")
-
-
-def _text(v: _Num) -> str:
-    return v[:-2] if _is_float(v) else str.__str__(v)
-
-
-def infer(v: Any) -> SparkType:
-    """The Spark type of one parsed JSON value."""
-    if v is None:
-        return None
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, _Num):
-        if _is_float(v):
-            return "double"
-        digits = len(_text(v).lstrip("-"))
-        if -(2**63) <= int(_text(v)) < 2**63:
-            return "long"
-        return ("decimal", digits) if digits <= 38 else "double"
-    if isinstance(v, str):
-        return "string"
-    if isinstance(v, list):
-        element: SparkType = None
-        for e in v:
-            element = merge(element, infer(e))
-        return ("array", element)
-    return ("struct", {k: infer(x) for k, x in v.items()})
-
-
-def merge(a: SparkType, b: SparkType) -> SparkType:
-    """Spark's ``compatibleType`` for JSON types."""
-    if a is None:
-        return b
-    if b is None or a == b:
-        return a
-    tag_a = a[0] if isinstance(a, tuple) else a
-    tag_b = b[0] if isinstance(b, tuple) else b
-    if tag_a in _NUMERIC and tag_b in _NUMERIC:
-        if "double" in (tag_a, tag_b):
-            return "double"
-        if tag_a == tag_b == "decimal":
-            return ("decimal", max(a[1], b[1]))  # type: ignore[index]
-        return ("decimal", max(20, a[1] if tag_a == "decimal" else b[1]))  # type: ignore[index]
-    if tag_a == tag_b == "array":
-        return ("array", merge(a[1], b[1]))  # type: ignore[index]
-    if tag_a == tag_b == "struct":
-        assert isinstance(a, tuple) and isinstance(b, tuple)
-        fields: dict[str, SparkType] = dict(a[1])
-        for k, t in b[1].items():
-            fields[k] = merge(fields.get(k), t)
-        return ("struct", fields)
-    return "string"
-
-
-def to_arrow_type(t: SparkType) -> "pa.DataType":
-    """The Arrow type of an inferred Spark JSON type (struct fields sorted by name)."""
-    import pyarrow as pa
-
-    if t is None or t == "string":
-        return pa.string()
-    if t == "long":
-        return pa.int64()
-    if t == "double":
-        return pa.float64()
-    if t == "bool":
-        return pa.bool_()
-    tag = t[0]  # type: ignore[index]
-    if tag == "decimal":
-        return pa.decimal128(t[1], 0)  # type: ignore[index]
-    if tag == "array":
-        return pa.list_(to_arrow_type(t[1]))  # type: ignore[index]
-    fields = t[1]  # type: ignore[index]
-    return pa.struct([pa.field(k, to_arrow_type(fields[k])) for k in sorted(fields)])
-
-
-def _json_text(v: Any) -> str:
-    if isinstance(v, _Num):
-        return _text(v)
-    if isinstance(v, list):
-        return "[" + ",".join(_json_text(e) for e in v) + "]"
-    if isinstance(v, dict):
-        return "{" + ",".join(json.dumps(k) + ":" + _json_text(x) for k, x in v.items()) + "}"
-    return json.dumps(v, ensure_ascii=False)
-
-
-def convert(v: Any, t: SparkType) -> Any:
-    """A parsed JSON value as the Python value of Spark type ``t``."""
-    if v is None or t is None:
-        return None
-    if t == "string":
-        return v if isinstance(v, str) and not isinstance(v, _Num) else _json_text(v)
-    if t == "long":
-        return int(_text(v))
-    if t == "double":
-        return float(_text(v))
-    if t == "bool":
-        return v
-    tag = t[0]  # type: ignore[index]
-    if tag == "decimal":
-        return Decimal(_text(v))
-    if tag == "array":
-        return [convert(e, t[1]) for e in v]  # type: ignore[index]
-    fields = t[1]  # type: ignore[index]
-    return {k: convert(v.get(k), fields[k]) for k in sorted(fields)}
-
-
 # The options this reader follows (lower-case names; ubunye.io.options refuses others).
-OPTIONS: tuple[str, ...] = ()
+OPTIONS: tuple[str, ...] = (
+    "multiline", "primitivesasstring", "prefersdecimal", "allowcomments", "allowunquotedfieldnames",
+    "allowsinglequotes", "allownumericleadingzeros", "allownonnumericnumbers", "encoding", "charset",
+    "linesep", "dropfieldifallnull", "mode", "columnnameofcorruptrecord", "dateformat", "timestampformat",
+)
+
+
+class MalformedRecord(ValueError):
+    """A malformed record under ``mode=FAILFAST`` (the message names the file and record)."""
+
+
+def _parse(text: Optional[str], opts: JsonOptions) -> Any:
+    """The record's value, EMPTY, or a JsonSyntax instance (not raised) for a malformed record."""
+    if text is None:
+        return JsonSyntax("bytes that are not valid in the encoding")
+    try:
+        return parse_root(text, opts.grammar)
+    except JsonSyntax as exc:
+        return exc
+    except RecursionError:
+        return JsonSyntax("nested too deeply")
+
+
+def _root_type(value: Any, opts: JsonOptions) -> Any:
+    """The record's type for inference; ``"corrupt"`` for a malformed record."""
+    if isinstance(value, JsonSyntax):
+        return "corrupt"
+    if value is EMPTY:
+        return None
+    try:
+        return infer(value, opts.primitives_as_string, opts.prefers_decimal)
+    except InferenceRefused:  # (NegativeScale is not one: it refuses the read, as in Spark)
+        return "corrupt"
+
+
+def _root_merge(a: Any, b: Any, opts: JsonOptions, where: str) -> Any:
+    """Spark's ``compatibleRootType``: arrays of records unwrap; a non-object record makes a corrupt column."""
+    if b == "corrupt":
+        if opts.mode == "FAILFAST":
+            raise MalformedRecord(f"{where}: malformed JSON record (mode FAILFAST)")
+        if opts.mode == "DROPMALFORMED":
+            return a
+        b = ("struct", ((opts.corrupt_column, "string"),))
+    if isinstance(a, tuple) and a[0] == "array":
+        return _root_merge(a[1], b, opts, where)
+    if isinstance(b, tuple) and b[0] == "array":
+        return _root_merge(a, b[1], opts, where)
+    a_struct = isinstance(a, tuple) and a[0] == "struct"
+    b_struct = isinstance(b, tuple) and b[0] == "struct"
+    if a_struct and b is None:
+        return a
+    if b_struct and a is None:
+        return b
+    if a_struct != b_struct and (a_struct or b_struct):
+        struct = a if a_struct else b
+        if opts.mode == "PERMISSIVE":
+            return with_field(struct, opts.corrupt_column)
+        if opts.mode == "FAILFAST":
+            raise MalformedRecord(f"{where}: a record that is not a JSON object (mode FAILFAST)")
+        return struct
+    return merge(a, b)
+
+
+def infer_schema(parsed: list[tuple[str, Any]], opts: JsonOptions) -> tuple:
+    """The struct type of the parsed records (``(where, value)`` pairs), as Spark infers it."""
+    root: Any = ("struct", ())  # Spark folds from an empty struct: a file of scalars is all corrupt
+    for where, value in parsed:
+        root = _root_merge(root, _root_type(value, opts), opts, where)
+    root = canonical(root, opts.drop_field_if_all_null)
+    if not (isinstance(root, tuple) and root[0] == "struct"):
+        return ()
+    return root[1]
+
+
+def _rows(value: Any, fields: tuple, opts: JsonOptions) -> tuple[list[dict], list]:
+    """A record's rows and its errors (a non-empty list means the record is malformed)."""
+    errors: list = []
+    if isinstance(value, JsonSyntax):
+        return [dict.fromkeys(n for n, _ in fields)], [str(value)]
+    if isinstance(value, JObj):
+        return [convert_fields(value, fields, errors)], errors
+    if isinstance(value, JArr):
+        if not all(isinstance(e, JObj) for e in value):
+            return [dict.fromkeys(n for n, _ in fields)], ["an array element that is not a JSON object"]
+        return [convert_fields(e, fields, errors) for e in value], errors
+    return [dict.fromkeys(n for n, _ in fields)], ["a record that is not a JSON object"]
+
+
+def _kept_text(raw: bytes, where: str, column: str) -> str:
+    """A malformed record's text for the corrupt-record column; refuses bytes that are not UTF-8.
+
+    Spark keeps such a record's raw bytes in the column (shown as U+FFFD, hashed as the
+    bytes): a pandas string can hold neither, so the read is refused rather than read different.
+    """
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(
+            f"{where}: a malformed record with bytes that are not valid UTF-8 would be kept in {column!r} "
+            "(Spark keeps the raw bytes there; a pandas string cannot hold them): fix the file or read "
+            "with mode DROPMALFORMED") from None
 
 
 def read_jsonl(paths: list[Path], options: Optional[Mapping[str, str]] = None,
                schema: Optional["pa.Schema"] = None) -> tuple["pa.Table", list[int]]:
-    """Read JSON-lines files (``.gz``/``.bz2`` decompressed) into one Arrow table with Spark's inferred types.
+    """Read JSON files (``.gz``/``.bz2`` decompressed) into one Arrow table, as Spark reads them.
 
     Returns the table (rows in the order of ``paths``) and each file's row count.
     """
     import pyarrow as pa
 
-    from ubunye.io import open_text
-    from ubunye.io.options import UnsupportedOption
-
-    if schema is not None:
-        raise UnsupportedOption("an explicit schema is not followed by the pandas reader of json")
-    rows: list[dict[str, Any]] = []
-    counts: list[int] = []
+    opts = JsonOptions.parse(options or {})
+    texts: list[tuple[str, Optional[str], bytes]] = []
+    per_file: list[int] = []
     for path in paths:
+        found = records(path, opts)
+        texts.extend(found)
+        per_file.append(len(found))
+    parsed = [(where, _parse(text, opts)) for where, text, _raw in texts]
+    if schema is None:
+        fields = infer_schema(parsed, opts)
+        twice = duplicate_name(("struct", fields))
+        if twice is not None:
+            raise DuplicateColumns(message(twice))
+        out_fields = [pa.field(n, to_arrow_type(t)) for n, t in fields]
+    else:
+        if isinstance(schema, str):
+            raise ValueError("json: an explicit schema must reach the reader as a pyarrow Schema")
+        out_fields = [pa.field(f.name, f.type) for f in schema]
+        fields = tuple((f.name, from_arrow(f.type)) for f in schema)
+        if opts.date_format is not None or opts.timestamp_format is not None:
+            date = date_parser(opts.date_format) if opts.date_format is not None else None
+            stamp = timestamp_parser(opts.timestamp_format) if opts.timestamp_format is not None else None
+            fields = with_formats(("struct", fields), date, stamp)[1]  # type: ignore[index]
+    corrupt = opts.corrupt_column
+    if len(fields) == 1 and fields[0][0] == corrupt:
+        raise ValueError(f"json: the only column is the corrupt-record column {corrupt!r} (every record is "
+                         "malformed, or the schema has that column alone); Spark refuses such a read")
+    parse_fields = tuple(f for f in fields if f[0] != corrupt)
+    keeps_corrupt = any(n == corrupt for n, _ in fields)
+    rows: list[dict] = []
+    counts: list[int] = []
+    start = 0
+    for size in per_file:
         before = len(rows)
-        with open_text(path) as handle:
-            for number, line in enumerate(handle, 1):
-                if line.strip():
-                    value = _load(line)
-                    if not isinstance(value, dict):
-                        raise ValueError(f"{path}:{number}: not a JSON object")
-                    rows.append(value)
+        for (where, value), (_, _, raw) in zip(parsed[start:start + size], texts[start:start + size]):
+            if value is EMPTY:
+                continue
+            got, errors = _rows(value, parse_fields, opts)
+            if errors:
+                if opts.mode == "FAILFAST":
+                    raise MalformedRecord(f"{where}: malformed JSON record (mode FAILFAST): {errors[0]}")
+                if opts.mode == "DROPMALFORMED":
+                    continue
+            if keeps_corrupt:
+                kept = _kept_text(raw, where, corrupt) if errors else None
+                for row in got:
+                    row[corrupt] = kept
+            rows.extend(got)
+        start += size
         counts.append(len(rows) - before)
-    types: dict[str, SparkType] = {}
-    for row in rows:
-        for k, v in row.items():
-            types[k] = merge(types.get(k), infer(v))
-    names = sorted(types)
-    arrays = [pa.array([convert(r.get(k), types[k]) for r in rows], to_arrow_type(types[k])) for k in names]
+    names = [f.name for f in out_fields]
     if not names:
         return pa.table({"_": pa.nulls(len(rows))}).select([]), counts
-    return pa.Table.from_arrays(arrays, names=names), counts
+    arrays = [pa.array([r.get(n) for r in rows], f.type) for n, f in zip(names, out_fields)]
+    return pa.Table.from_arrays(arrays, schema=pa.schema(out_fields)), counts
 
 
 def json_value(v: Any) -> str:
