@@ -172,8 +172,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         return
     import parity
 
-    for old in parity.log_path().parent.glob("*.jsonl"):
-        old.unlink()
+    explicit = os.environ.get("UBUNYE_PARITY_LOG")
+    for old in [Path(explicit)] if explicit else parity.log_path().parent.glob("*.jsonl"):
+        old.unlink(missing_ok=True)
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
