@@ -38,6 +38,11 @@ LOOPBACK = "127.0.0.1"
 # and Spark binds to the loopback interface only.
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 os.environ.setdefault("SPARK_LOCAL_IP", LOOPBACK)
+# A worker that already holds Spark Connect (gRPC) channels forks the classic session's
+# spark-submit later: without gRPC's fork handlers the child only execs. (Once, on a loaded
+# machine, that JVM exited at start right after gRPC logged "epoll_wait error: Bad file
+# descriptor" in the same worker.)
+os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -61,7 +66,6 @@ def spark(spark_workdir: Path) -> Iterator[Any]:
     from pyspark.sql import SparkSession
 
     import ubunye.spark
-    from ubunye.spark.packages import get_or_create
     from ubunye.spark.testing import stable_jar
 
     builder: Any = (
@@ -91,10 +95,29 @@ def spark(spark_workdir: Path) -> Iterator[Any]:
         builder = configure_spark_with_delta_pip(builder)
     # a copy of the packaged jar (raises JarNotFoundError when the jar was not built)
     builder = ubunye.spark.configure(builder, jar=stable_jar(spark_workdir / "jar"))
-    session = get_or_create(builder)  # Delta's jars: one Ivy download at a time (two workers)
+    session = _start(builder)
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+def _start(builder: Any, attempts: int = 3) -> Any:
+    """``get_or_create`` (Delta's jars: one Ivy download at a time across the two workers),
+    tried again when the JVM exits before it starts (said on stderr, so the log shows it)."""
+    import time
+
+    from ubunye.spark.packages import get_or_create
+
+    for attempt in range(1, attempts + 1):
+        try:
+            return get_or_create(builder)
+        except Exception as exc:  # noqa: BLE001 - only the gateway's early exit is tried again
+            if "JAVA_GATEWAY_EXITED" not in str(exc) or attempt == attempts:
+                raise
+            print(f"[integration] the Spark JVM exited at start (attempt {attempt} of {attempts}); "
+                  "starting it again", file=sys.stderr)
+            time.sleep(5)
+    raise AssertionError("unreachable")
 
 
 @pytest.fixture
