@@ -59,16 +59,23 @@ def _one_line(exc: BaseException) -> str:
 
 
 def spark_read(spark: Any, path: Path, fmt: str, options: Mapping[str, Any], schema: Optional[str]) -> Any:
-    """Spark's table (collected, so lazy errors surface here)."""
+    """Spark's frame, loaded (errors of the data itself surface when it is hashed)."""
     reader = spark.read.format(fmt)
     if fmt == "csv":
         reader = reader.options(**CSV_DEFAULTS)
     reader = reader.options(**{str(k): v for k, v in options.items()})
     if schema is not None:
         reader = reader.schema(schema)
-    frame = reader.load(str(path))
-    frame.collect()  # FAILFAST and malformed records raise on the action, not on load
-    return frame
+    return reader.load(str(path))
+
+
+def _hash(frame: Any) -> Any:
+    import ubunye
+
+    fp = ubunye.fingerprint(frame)
+    if not fp.ok:
+        raise ValueError(fp.error)
+    return fp
 
 
 def pandas_read(path: Path, fmt: str, options: Mapping[str, Any], schema: Optional[str]) -> Any:
@@ -98,18 +105,25 @@ def check(spark: Any, path: Path, fmt: str, options: Optional[Mapping[str, Any]]
 
 def _compare(spark: Any, path: Path, fmt: str, options: Optional[Mapping[str, Any]],
              schema: Optional[str], case: Optional[str]) -> Outcome:
-    import ubunye
-
     name = case or f"{fmt}:{path.name}:{dict(options or {})}"
     opts = dict(options or {})
-    spark_error = pandas_error = None
-    spark_frame = table = None
+    spark_error = pandas_error = hash_error = None
+    spark_frame = table = left = right = None
     try:
         spark_frame = spark_read(spark, path, fmt, opts, schema)
+        try:
+            left = _hash(spark_frame)
+        except Exception as exc:  # noqa: BLE001 - Spark's own refusal (FAILFAST ...) or a kind not hashed
+            try:
+                spark_frame.collect()  # does Spark itself read it? then the hash failed, not the read
+            except Exception as read_exc:  # noqa: BLE001
+                raise read_exc from exc
+            hash_error = exc
     except Exception as exc:  # noqa: BLE001 - any refusal by Spark
         spark_error = exc
     try:
         table = pandas_read(path, fmt, opts, schema)
+        right = _hash(table)
     except Exception as exc:  # noqa: BLE001 - any refusal by the pandas reader
         pandas_error = exc
     if spark_error is not None and pandas_error is not None:
@@ -118,20 +132,17 @@ def _compare(spark: Any, path: Path, fmt: str, options: Optional[Mapping[str, An
         return Outcome(name, "differ", f"only Spark refused: {_one_line(spark_error)}")
     if pandas_error is not None:
         return Outcome(name, "differ", f"only pandas refused: {_one_line(pandas_error)}")
-    assert spark_frame is not None and table is not None
+    if hash_error is not None:
+        return Outcome(name, "differ", f"Spark read it, its frame cannot be hashed: {_one_line(hash_error)}")
+    assert spark_frame is not None and table is not None and left is not None and right is not None
     if list(spark_frame.columns) != list(table.column_names):
         return Outcome(name, "differ", f"columns: spark {spark_frame.columns}, pandas {table.column_names}")
-    try:
-        left = ubunye.fingerprint(spark_frame)
-        right = ubunye.fingerprint(table)
-    except Exception as exc:  # noqa: BLE001 - a kind one side cannot hash
-        return Outcome(name, "differ", f"cannot hash: {_one_line(exc)}")
     if left.schema_hash != right.schema_hash:
         return Outcome(name, "differ", f"schema: spark {spark_frame.schema.simpleString()}, "
-                                               f"pandas {table.schema}".replace("\n", "; "))
+                                       f"pandas {table.schema}".replace("\n", "; "))
     if (left.row_count, left.data_hash) != (right.row_count, right.data_hash):
         return Outcome(name, "differ", f"rows ({left.row_count} vs {right.row_count}): "
-                                               f"{_diff_rows(spark_frame, table)}")
+                                       f"{_diff_rows(spark_frame, table)}")
     return Outcome(name, "agree", f"{left.row_count} rows, {spark_frame.schema.simpleString()}")
 
 

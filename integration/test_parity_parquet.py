@@ -104,8 +104,6 @@ def test_parquet_schemas_read_as_spark_reads_them(spark: Any, folders: dict[str,
         assert "only Spark refused" in outcome.detail, str(outcome)
 
 
-# strict: once the csv and json readers follow explicit schemas these pass and the mark must go
-@pytest.mark.xfail(strict=True, reason="the csv and json readers do not follow an explicit schema yet")
 @pytest.mark.parametrize("case", sorted(TEXT_CASES))
 def test_explicit_schemas_on_text_formats(spark: Any, tmp_path: Path, case: str) -> None:
     fmt, text, schema = TEXT_CASES[case]
