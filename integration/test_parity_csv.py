@@ -98,6 +98,17 @@ OPTION_CASES: dict[str, Case] = {
     "schema-fewer-columns": _c("a,b,c\n1,2,3\n", "a INT, b INT"),
     "schema-ntz-lenient": _c("a\n2024-01-05 10:30\n2024-01-05T10:30Z\n", "a TIMESTAMP_NTZ"),
     "schema-array-refused": _c("a\n1\n", "a ARRAY<INT>"),
+    "schema-date-far-years": _c("a\n10000-01-01\n+10000-02-29\n-0001-01-01\n0000-03-01\n", "a DATE"),
+    "schema-date-far-invalid-and-six-digits": _c("a\n10100-02-29\n999999-12-31\n", "a DATE"),
+    "schema-timestamp-far-years": _c("a\n10000-01-01 10:00\n+12024-01-05T00:00:00Z\n-0001-01-01\n"
+                                     "294247-01-01\n999999-12-31\n", "a TIMESTAMP"),
+    "schema-ntz-far-years": _c("a\n10000-01-01 10:00\n-0001-01-01 00:00\n", "a TIMESTAMP_NTZ"),
+    "dateFormat-year-signs": _c("a\n05/01/12024\n05/01/+12024\n05/01/-0001\n05/01/+2024\n05/01/-0000\n"
+                                "05/01/0000\n", "a DATE", dateFormat="dd/MM/yyyy"),
+    "dateFormat-year-widths": _c("a\n5/1/12024\n5/1/2024\n", "a DATE", dateFormat="d/M/yyyyy"),
+    "dateFormat-year-past-9999-inferred": _c("a\n05/01/+12024\n05/01/12024\n", dateFormat="dd/MM/yyyy"),
+    "timestampFormat-year-past-9999": _c("a\n+12024-01-05 10:00\n12024-01-05 10:00\n05/01/0000 10:11\n",
+                                         "a TIMESTAMP", timestampFormat="yyyy-MM-dd HH:mm"),
 }
 
 INFERENCE_CASES: dict[str, Case] = {
@@ -127,6 +138,13 @@ INFERENCE_CASES: dict[str, Case] = {
     "date-trailing-space": _c("a\n2024-01-05 \n"),
     "date-then-T": _c("a\n2024-01-05T\n"),
     "year-past-9999": _c("a\n12024-01-05\n"),
+    "year-past-9999-plus-sign": _c("a\n+12024-01-05\n"),
+    "year-99999": _c("a\n99999-12-31\n"),
+    "year-999999-past-64-bit-micros": _c("a\n999999-12-31\n"),
+    "years-before-1": _c("a\n-0001-01-05\n-12024-01-05\n"),
+    "year-zero-minus-and-plus-signs": _c("a\n-0000-01-05\n+2024-01-05\n"),
+    "timestamp-year-past-9999-zones": _c("a\n12024-07-05T10:00:00Europe/Paris\n+12024-01-05T10:00:00Z\n"
+                                         "12024-01-05 10:11:12.5+01:00\n"),
     "empty-string-in-number-column": _c('a,b\n1,\n"",x\n'),
     "empty-string-nullValue-set": _c('a,b\n1,""\n2,x\n', nullValue="NA"),
     "names-differing-by-case": _c("a,A\n1,2\n"),
@@ -150,12 +168,17 @@ INFERENCE_CASES: dict[str, Case] = {
 # Cases Spark 3.5 reads differently from Spark 4.x (the pandas reader follows 4.x), and why.
 # Spark reads these and the pandas reader refuses them (a difference, counted as one):
 # case -> the words of the pandas reader's refusal.
-PANDAS_REFUSES: dict[str, str] = {
-    # Spark reads 12024-01-05 as a timestamp; the reader builds dates with Python's datetime (1..9999)
-    "year-past-9999": "out of the range this reader holds",
-}
+PANDAS_REFUSES: dict[str, str] = {}
+
+_FAR_YEARS_35 = ("Spark 3.5 (spark.sql.legacy.timeParserPolicy=EXCEPTION) refuses with SparkUpgradeException "
+                 "a year its old parser reads differently (past 4 digits without a sign for yyyy, fewer than 5 for "
+                 "yyyyy, a far-year invalid or 6-digit date); Spark 4 (CORRECTED) reads them as the pandas reader does")
 
 SPARK35_DIFFERS: dict[str, str] = {
+    "dateFormat-year-signs": _FAR_YEARS_35,
+    "dateFormat-year-widths": _FAR_YEARS_35,
+    "schema-date-far-invalid-and-six-digits": _FAR_YEARS_35,
+    "timestampFormat-year-past-9999": _FAR_YEARS_35,
     "charset-cp1252": "Spark 3.5 reads any Java charset (windows-1252 here); Spark 4 accepts only iso-8859-1, "
                       "us-ascii, utf-8, utf-16* and utf-32 and refuses it, as the pandas reader does",
     "dateFormat-strict-widths": "Spark 3.5 (spark.sql.legacy.timeParserPolicy=EXCEPTION) refuses text its old "

@@ -22,6 +22,15 @@ from ubunye.io.options import UnsupportedOption
 UTC = dt.timezone.utc
 
 
+def us(value: dt.datetime) -> int:
+    """Microseconds since the epoch (what the csv_datetime parsers return)."""
+    return (value - dt.datetime(1970, 1, 1, tzinfo=value.tzinfo)) // dt.timedelta(microseconds=1)
+
+
+def days(value: dt.date) -> int:
+    return (value - dt.date(1970, 1, 1)).days
+
+
 def read(tmp_path: Path, content: Any, schema: Optional[str] = None, **options: str) -> pa.Table:
     path = tmp_path / "data.csv"
     path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
@@ -183,23 +192,18 @@ def test_a_byte_order_mark_is_skipped(tmp_path: Path) -> None:
     assert read(tmp_path, "\ufeffa,b\n1,2\n").column_names == ["a", "b"]
 
 
-def test_year_past_9999_is_refused_in_one_line(tmp_path: Path) -> None:
-    with pytest.raises(UnreadablePath, match="year 12024 is out of the range"):
-        read(tmp_path, "a\n12024-01-05\n")
-
-
 # --- datetime patterns -----------------------------------------------------------------------
 
 def test_patterns() -> None:
-    assert Pattern("dd/MM/yyyy HH:mm:ss.SSS", "x").timestamp("05/01/2024 10:11:12.3") == dt.datetime(
-        2024, 1, 5, 10, 11, 12, 300000, tzinfo=UTC)
-    assert Pattern("yyyy-MM-dd'T'HH:mm:ssXXX", "x").timestamp("2024-01-05T10:11:12+02:00") == dt.datetime(
-        2024, 1, 5, 8, 11, 12, tzinfo=UTC)
+    assert Pattern("dd/MM/yyyy HH:mm:ss.SSS", "x").timestamp("05/01/2024 10:11:12.3") == us(dt.datetime(
+        2024, 1, 5, 10, 11, 12, 300000, tzinfo=UTC))
+    assert Pattern("yyyy-MM-dd'T'HH:mm:ssXXX", "x").timestamp("2024-01-05T10:11:12+02:00") == us(dt.datetime(
+        2024, 1, 5, 8, 11, 12, tzinfo=UTC))
     assert Pattern("dd MMMM yyyy", "x").date("5 january 2024") is None  # dd needs two digits
-    assert Pattern("d MMMM yyyy", "x").date("5 January 2024") == dt.date(2024, 1, 5)
+    assert Pattern("d MMMM yyyy", "x").date("5 January 2024") == days(dt.date(2024, 1, 5))
     assert Pattern("yyyy-MM-dd", "x").date("2024-02-30") is None
-    assert Pattern("yyyy-MM-dd hh:mm a", "x").timestamp("2024-01-05 12:30 AM") == dt.datetime(2024, 1, 5, 0, 30,
-                                                                                             tzinfo=UTC)
+    assert Pattern("yyyy-MM-dd hh:mm a", "x").timestamp("2024-01-05 12:30 AM") == us(dt.datetime(2024, 1, 5, 0, 30,
+                                                                                                tzinfo=UTC))
 
 
 @pytest.mark.parametrize("pattern, letter", [("EEE dd", "'E'"), ("yyyy-ww", "'w'"), ("yyyy[-MM]", "optional"),
@@ -211,10 +215,10 @@ def test_patterns_not_followed_are_refused_naming_them(pattern: str, letter: str
 
 
 def test_lenient_forms() -> None:
-    assert lenient_timestamp("2024-01-05 10") == dt.datetime(2024, 1, 5, 10, tzinfo=UTC)
-    assert lenient_timestamp("2024-01-05T10:00:00.") == dt.datetime(2024, 1, 5, 10, tzinfo=UTC)
-    assert lenient_timestamp("2024-07-05T10:00:00UTC+01:00") == dt.datetime(2024, 7, 5, 9, tzinfo=UTC)
+    assert lenient_timestamp("2024-01-05 10") == us(dt.datetime(2024, 1, 5, 10, tzinfo=UTC))
+    assert lenient_timestamp("2024-01-05T10:00:00.") == us(dt.datetime(2024, 1, 5, 10, tzinfo=UTC))
+    assert lenient_timestamp("2024-07-05T10:00:00UTC+01:00") == us(dt.datetime(2024, 7, 5, 9, tzinfo=UTC))
     assert lenient_timestamp("2024-01-05T10:00Z") is None
     assert lenient_timestamp("2024-01-05 10:00:00+01:00", with_zone=False) is None
-    assert lenient_date("2024-1-5 anything") == dt.date(2024, 1, 5)
+    assert lenient_date("2024-1-5 anything") == days(dt.date(2024, 1, 5))
     assert lenient_date("2024-13-01") is None

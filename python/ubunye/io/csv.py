@@ -220,15 +220,11 @@ def _converter(t: Any, o: CsvOptions) -> Callable[[str], Any]:
             parse_one = p.timestamp_ntz if ntz else p.timestamp
             return lambda v: need(parse_one(v))
         if ntz:
-            return lambda v: need(_naive(dates.lenient_timestamp(v, with_zone=False)))
+            return lambda v: need(dates.lenient_timestamp(v, with_zone=False))
         return lambda v: need(dates.lenient_timestamp(v))
     if pa.types.is_binary(t):
         return lambda v: v.encode("utf-8")
     raise UnsupportedOption(f"CSV data source does not support {t} data type")
-
-
-def _naive(value: Any) -> Any:
-    return None if value is None else value.replace(tzinfo=None)
 
 
 def _decimal(v: str, precision: int, scale: int) -> Decimal:
@@ -303,8 +299,19 @@ def read_csv(paths: list[Path], options: Optional[Mapping[str, str]] = None,
                     column.append(value)
                 count += 1
         counts.append(count)
-    arrays = [pa.array(values, f.type) for values, f in zip(columns, schema)]
+    arrays = [_array(values, f.type) for values, f in zip(columns, schema)]
     return pa.Table.from_arrays(arrays, schema=pa.schema([f.with_nullable(True) for f in schema])), counts
+
+
+def _array(values: list[Any], t: "pa.DataType") -> "pa.Array":
+    """An Arrow array; dates and timestamps come as integers (days, microseconds: csv_datetime)."""
+    import pyarrow as pa
+
+    if pa.types.is_date32(t):
+        return pa.array(values, pa.int32()).cast(t)
+    if pa.types.is_timestamp(t):
+        return pa.array(values, pa.int64()).cast(t)
+    return pa.array(values, t)
 
 
 def _row(fields: list[Optional[str]], convert: list[Callable[[str], Any]], o: CsvOptions, path: Path,

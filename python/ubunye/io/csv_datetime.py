@@ -10,6 +10,12 @@
   does not follow (week fields, zone names, optional sections) are refused in one
   line naming the option and the letter.
 
+Values are integers, as Arrow holds them: dates are days since 1970-01-01, timestamps
+microseconds since 1970-01-01T00:00Z (wall-clock micros for TIMESTAMP_NTZ), reckoned in the
+proleptic Gregorian calendar with astronomical years (year 0, -1, ...), so years past 9999
+and before 1 are held as Spark holds them (no Python ``datetime`` on that path). A timestamp
+past the 64-bit microsecond range is not a timestamp (None), as in Spark.
+
 Naive text is read in the session time zone, UTC.
 """
 from __future__ import annotations
@@ -20,7 +26,6 @@ from typing import Optional
 
 from ubunye.io.options import UnsupportedOption
 
-UTC = dt.timezone.utc
 _MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september",
            "october", "november", "december"]
 _WS = "".join(chr(c) for c in range(33))  # UTF8String.trimAll: whitespace and control characters
@@ -33,50 +38,73 @@ _LENIENT_DATE = re.compile(r"(?P<sign>[+-]?)(?P<y>\d{4,6})(?:-(?P<mo>\d{1,2})(?:
                            re.ASCII | re.DOTALL)
 
 
-def _offset(zone: Optional[str]) -> Optional[dt.timedelta]:
+_MICROS_PER_DAY = 86_400_000_000
+_INT64 = (-(2 ** 63), 2 ** 63 - 1)
+_INT32 = (-(2 ** 31), 2 ** 31 - 1)
+_LOCAL_DATE_YEARS = 999_999_999  # java.time.LocalDate's year range
+
+
+def days_from_civil(y: int, m: int, d: int) -> Optional[int]:
+    """Days since 1970-01-01 of a proleptic Gregorian date (astronomical year), or None if no such date."""
+    if not (1 <= m <= 12 and 1 <= d <= 31) or abs(y) > _LOCAL_DATE_YEARS:
+        return None
+    leap = y % 4 == 0 and (y % 100 != 0 or y % 400 == 0)
+    if d > (29 if leap else 28) if m == 2 else d > (30 if m in (4, 6, 9, 11) else 31):
+        return None
+    y -= m <= 2  # H. Hinnant's days_from_civil: years start in March
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
+    return era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+
+
+def civil_micros(y: int, mo: int, d: int, h: int = 0, mi: int = 0, s: int = 0, micros: int = 0,
+                 offset: int = 0) -> Optional[int]:
+    """Microseconds since the epoch of a local time at ``offset`` seconds east of UTC, or None."""
+    if not (0 <= h <= 23 and 0 <= mi <= 59 and 0 <= s <= 59):
+        return None
+    days = days_from_civil(y, mo, d)
+    if days is None:
+        return None
+    value = days * _MICROS_PER_DAY + ((h * 60 + mi) * 60 + s - offset) * 1_000_000 + micros
+    return value if _INT64[0] <= value <= _INT64[1] else None
+
+
+def _date(y: int, mo: int, d: int) -> Optional[int]:
+    days = days_from_civil(y, mo, d)
+    return days if days is not None and _INT32[0] <= days <= _INT32[1] else None
+
+
+def _offset(zone: Optional[str]) -> Optional[int]:
+    """Seconds east of UTC of ``Z`` / ``+01:00`` / ``-0130`` / ``+1``."""
     if not zone:
         return None
     if zone in ("Z", "z"):
-        return dt.timedelta(0)
+        return 0
     sign = -1 if zone[0] == "-" else 1
     digits = zone[1:].replace(":", "")
     hours, minutes = (digits[:-2], digits[-2:]) if len(digits) > 2 else (digits, "0")
     if int(hours) > 18 or int(minutes) > 59:
         raise ValueError(zone)
-    return sign * dt.timedelta(hours=int(hours), minutes=int(minutes))
+    return sign * (int(hours) * 3600 + int(minutes) * 60)
 
 
-def _instant(y: int, mo: int, d: int, h: int, mi: int, s: int, micros: int,
-             offset: Optional[dt.timedelta]) -> Optional[dt.datetime]:
-    try:
-        local = dt.datetime(y, mo, d, h, mi, s, micros)
-    except ValueError:
-        return None
-    return (local - (offset or dt.timedelta(0))).replace(tzinfo=UTC)
-
-
-def lenient_timestamp(text: str, with_zone: bool = True) -> Optional[dt.datetime]:
-    """Spark's ``stringToTimestamp`` (an instant, UTC), or None."""
+def lenient_timestamp(text: str, with_zone: bool = True) -> Optional[int]:
+    """Spark's ``stringToTimestamp`` (microseconds since the epoch, UTC), or None."""
     m = _LENIENT_TS.match(text.strip(_WS))
-    if not m or m["sign"] == "-" or (m["z"] and not with_zone):
+    if not m or (m["z"] and not with_zone):
         return None
-    _year_in_range(m["y"])
     frac = (m["f"] or "").ljust(6, "0")[:6]
-    local = (int(m["y"]), int(m["mo"] or 1), int(m["d"] or 1), int(m["h"] or 0), int(m["mi"] or 0),
-             int(m["s"] or 0), int(frac))
+    local = ((-1 if m["sign"] == "-" else 1) * int(m["y"]), int(m["mo"] or 1), int(m["d"] or 1),
+             int(m["h"] or 0), int(m["mi"] or 0), int(m["s"] or 0), int(frac))
     try:
         offset = _zone_offset(m["z"], local)
     except ValueError:
         return None
-    return _instant(*local, offset)
+    return civil_micros(*local, offset=offset or 0)
 
 
-def _year_in_range(year: str) -> None:
-    if int(year) > 9999:  # Spark reads it; Python's datetime (and so this reader) cannot hold it
-        raise OverflowError(f"year {int(year)} is out of the range this reader holds (1 to 9999)")
-
-
-def _zone_offset(zone: Optional[str], local: tuple[int, ...]) -> Optional[dt.timedelta]:
+def _zone_offset(zone: Optional[str], local: tuple[int, ...]) -> Optional[int]:
     """The offset of a zone (``Z``, ``+01:00``, ``UTC``, ``UTC+1``, ``Europe/Paris``) at a local time."""
     if not zone:
         return None
@@ -85,27 +113,27 @@ def _zone_offset(zone: Optional[str], local: tuple[int, ...]) -> Optional[dt.tim
     for prefix in ("UTC", "GMT", "UT"):
         if zone.upper().startswith(prefix):
             rest = zone[len(prefix):]
-            return dt.timedelta(0) if rest == "" else _offset(rest if rest[0] in "+-" else "x")
+            return 0 if rest == "" else _offset(rest if rest[0] in "+-" else "x")
     from zoneinfo import ZoneInfo
 
+    y = local[0]
+    if not 1 <= y <= 9999:  # the Gregorian calendar repeats every 400 years; zone rules past the
+        y = 2000 + (y - 2000) % 400  # tables are the last rule, as in java.time
     try:
         info = ZoneInfo(zone)
-        offset = dt.datetime(*local, tzinfo=info).utcoffset()  # type: ignore[misc]
+        offset = dt.datetime(y, *local[1:], tzinfo=info).utcoffset()  # type: ignore[misc]
     except Exception:  # noqa: BLE001 - an unknown zone or an impossible time: not a timestamp
         raise ValueError(zone) from None
-    return offset
+    assert offset is not None
+    return int(offset.total_seconds())
 
 
-def lenient_date(text: str) -> Optional[dt.date]:
-    """Spark's ``stringToDate``, or None."""
+def lenient_date(text: str) -> Optional[int]:
+    """Spark's ``stringToDate`` (days since 1970-01-01), or None."""
     m = _LENIENT_DATE.match(text.strip(_WS))
-    if not m or m["sign"] == "-":
+    if not m:
         return None
-    _year_in_range(m["y"])
-    try:
-        return dt.date(int(m["y"]), int(m["mo"] or 1), int(m["d"] or 1))
-    except ValueError:
-        return None
+    return _date((-1 if m["sign"] == "-" else 1) * int(m["y"]), int(m["mo"] or 1), int(m["d"] or 1))
 
 
 _FIELDS = {  # letter -> (group name, widths by count)
@@ -164,7 +192,11 @@ class Pattern:
         if c in "yu":
             if n == 2:
                 return self._group("yy", r"\d{2}")
-            return self._group("y", r"\d{4}" if n >= 4 else r"\d{%d,4}" % n)
+            # java.time: n < 4 signs NORMAL (a '-' only), n >= 4 EXCEEDS_PAD (a sign only past n digits,
+            # strict); up to 19 digits (LocalDate's range is checked on the value); no minus zero
+            if n >= 4:
+                return self._group("y", r"\d{%d}|\+\d{%d,19}|-(?!0+\b)\d{%d,19}" % (n, n + 1, n))
+            return self._group("y", r"-?\d{%d,19}" % n)
         if c in "ML":
             if n >= 5:
                 raise self._refuse(f"the pattern {c * n!r}")
@@ -196,7 +228,8 @@ class Pattern:
         m = self.regex.match(text)
         return None if m is None else {k: v for k, v in m.groupdict().items() if v is not None}
 
-    def _datetime(self, text: str) -> Optional[tuple[dt.datetime, Optional[dt.timedelta]]]:
+    def _datetime(self, text: str) -> Optional[tuple[tuple[int, ...], int]]:
+        """The local fields (year .. micros) of ``text`` and its offset (seconds east of UTC)."""
         f = self.fields(text)
         if f is None:
             return None
@@ -218,26 +251,25 @@ class Pattern:
                 return None
             micros = int(f.get("f", "0").ljust(9, "0")[:6])
             zone = f.get("zone")
-            offset = _offset(zone if zone != "+0000" else "Z")
-            value = dt.datetime(year, month, int(f.get("d", 1)), hour, int(f.get("mi", 0)), int(f.get("s", 0)),
-                                micros)
+            offset = _offset(zone if zone != "+0000" else "Z") or 0
+            local = (year, month, int(f.get("d", 1)), hour, int(f.get("mi", 0)), int(f.get("s", 0)), micros)
         except ValueError:
             return None
-        return value, offset
-
-    def timestamp(self, text: str) -> Optional[dt.datetime]:
-        """An instant (UTC) from ``text``, or None."""
-        got = self._datetime(text)
-        if got is None:
+        if not (0 <= local[3] <= 23 and 0 <= local[4] <= 59 and 0 <= local[5] <= 59):
             return None
-        value, offset = got
-        return (value - (offset or dt.timedelta(0))).replace(tzinfo=UTC)
+        return (local, offset) if days_from_civil(*local[:3]) is not None else None
 
-    def timestamp_ntz(self, text: str) -> Optional[dt.datetime]:
-        """A wall-clock time (the offset, if any, ignored), or None."""
+    def timestamp(self, text: str) -> Optional[int]:
+        """An instant (microseconds since the epoch, UTC) from ``text``, or None."""
         got = self._datetime(text)
-        return None if got is None else got[0]
+        return None if got is None else civil_micros(*got[0], offset=got[1])
 
-    def date(self, text: str) -> Optional[dt.date]:
+    def timestamp_ntz(self, text: str) -> Optional[int]:
+        """A wall-clock time (microseconds; the offset, if any, ignored), or None."""
         got = self._datetime(text)
-        return None if got is None else got[0].date()
+        return None if got is None else civil_micros(*got[0])
+
+    def date(self, text: str) -> Optional[int]:
+        """Days since 1970-01-01 from ``text``, or None."""
+        got = self._datetime(text)
+        return None if got is None else _date(*got[0][:3])
