@@ -12,7 +12,8 @@ import pyarrow as pa
 import pytest
 
 from ubunye.io import UnreadablePath, read_arrow
-from ubunye.io.partition_write import PartitionWriteError, escape, java_double, value_text, write_partitioned
+from ubunye.hashing.javatext import double_text as java_double
+from ubunye.io.partition_write import PartitionWriteError, escape, value_text, write_partitioned
 from ubunye.io.partitions import attach, discover, infer, resolve, unescape
 
 CSV = "x\n1\n"

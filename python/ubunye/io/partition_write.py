@@ -12,11 +12,11 @@ files hold the other columns, in their order, one part file per folder.
 from __future__ import annotations
 
 import datetime as dt
-import math
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+from ubunye.hashing.javatext import double_text, float_text
 from ubunye.io.partitions import DEFAULT_PARTITION
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -34,32 +34,6 @@ def escape(text: str) -> str:
     return "".join(f"%{ord(c):02X}" if c in _ESCAPE else c for c in text)
 
 
-def java_double(x: float, digits_of: Callable[[float], str] = repr) -> str:
-    """``Double.toString``: shortest digits; plain between 1e-3 and 1e7, else ``d.dddE<n>``."""
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return "Infinity" if x > 0 else "-Infinity"
-    if x == 0:
-        return "-0.0" if math.copysign(1.0, x) < 0 else "0.0"
-    sign, digits, exp = Decimal(digits_of(x)).as_tuple()
-    text = "".join(map(str, digits)).rstrip("0") or "0"
-    point = len(digits) + int(exp)  # digits before the decimal point
-    minus = "-" if sign else ""
-    if 1e-3 <= abs(x) < 1e7:
-        if point <= 0:
-            return f"{minus}0.{'0' * -point}{text}"
-        whole, frac = text[:point].ljust(point, "0"), text[point:]
-        return f"{minus}{whole}.{frac or '0'}"
-    return f"{minus}{text[0]}.{text[1:] or '0'}E{point - 1}"
-
-
-def _float32_digits(x: float) -> str:
-    import numpy as np
-
-    return repr(float(str(np.float32(x))))
-
-
 def value_text(value: Any, t: "pa.DataType") -> str:
     """The folder text of one value, as Spark casts it to string (UTC)."""
     import pyarrow as pa
@@ -71,9 +45,9 @@ def value_text(value: Any, t: "pa.DataType") -> str:
     elif pa.types.is_integer(t):
         text = str(int(value))
     elif pa.types.is_float64(t):
-        text = java_double(float(value))
+        text = double_text(float(value))
     elif pa.types.is_float32(t):
-        text = java_double(float(value), _float32_digits)
+        text = float_text(float(value))
     elif pa.types.is_decimal(t):
         text = format(Decimal(value).quantize(Decimal(1).scaleb(-t.scale)), "f")
     elif pa.types.is_date(t):
