@@ -180,6 +180,9 @@ CASES: dict[str, tuple[Data, dict[str, str], Optional[str]]] = {
 # (compact, numbers re-printed: 1.50 -> 1.5, 1e5 -> 100000.0, -0 -> 0); Spark 4 keeps its text.
 _UPGRADE = ("3.5 (spark.sql.legacy.timeParserPolicy=EXCEPTION) refuses a value its legacy parser would read "
             "and 4.x nulls (SparkUpgradeException INCONSISTENT_BEHAVIOR_CROSS_VERSION)")
+_FAR_YEARS_35 = ("3.5 (spark.sql.legacy.timeParserPolicy=EXCEPTION) refuses with SparkUpgradeException a far "
+                 "year its old parser reads differently (5 digits without a sign for yyyy, fewer than 5 for yyyyy, "
+                 "an invalid far-year date); 4.x reads them as the pandas reader does")
 SPARK35_DIFFERS = {
     "infer-mixed-to-string-raw": "3.5 re-prints non-string values read into a string column (1.50 -> 1.5)",
     "opt-encoding-not-a-spark4-charset": "3.5 reads any Java charset (windows-1252); 4.x only its seven",
@@ -191,6 +194,10 @@ SPARK35_DIFFERS = {
     "opt-dateFormat-month-names": _UPGRADE,
     "opt-timestampFormat-compact": _UPGRADE,
     "opt-timestampFormat-offset-am-pm": _UPGRADE,
+    "opt-dateFormat-year-signs": _FAR_YEARS_35,
+    "opt-dateFormat-year-widths": _FAR_YEARS_35,
+    "opt-timestampFormat-far-years": _FAR_YEARS_35,
+    "schema-date-far-years": _FAR_YEARS_35,
     "schema-string-of-values": "3.5 re-prints non-string values read into a string column (1.50 -> 1.5)",
 }
 
