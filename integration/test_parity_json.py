@@ -118,6 +118,15 @@ CASES: dict[str, tuple[Data, dict[str, str], Optional[str]]] = {
                                     {"timestampFormat": "yyyyMMddHHmmss"}, "t TIMESTAMP"),
     "opt-dateFormat-nested": ('{"s": {"d": "2024.01.05"}, "l": ["2024.02.01", "x"]}\n', {"dateFormat": "yyyy.MM.dd"},
                               "s STRUCT<d: DATE>, l ARRAY<DATE>"),
+    "opt-dateFormat-year-signs": ('{"d": "05/01/12024"}\n{"d": "05/01/+12024"}\n{"d": "05/01/-0001"}\n'
+                                  '{"d": "05/01/+2024"}\n{"d": "05/01/-0000"}\n{"d": "05/01/0000"}\n',
+                                  {"dateFormat": "dd/MM/yyyy"}, "d DATE"),
+    "opt-dateFormat-year-widths": ('{"d": "5/1/12024"}\n{"d": "5/1/2024"}\n{"d": "5/1/-12024"}\n',
+                                   {"dateFormat": "d/M/yyyyy"}, "d DATE"),
+    "opt-timestampFormat-far-years": ('{"t": "+12024-01-05 10:00"}\n{"t": "12024-01-05 10:00"}\n'
+                                      '{"t": "-0001-01-05 10:00"}\n{"t": "+294247-01-10 10:00"}\n',
+                                      {"timestampFormat": "yyyy-MM-dd HH:mm"}, "t TIMESTAMP"),
+    "infer-far-year-strings": ('{"d": "12024-01-05", "t": "+12024-01-05T10:00:00Z", "n": "-0001-01-01"}\n', {}, None),
     "opt-lineSep": ('{"a": 1}|{"a": 2}|', {"lineSep": "|"}, None),
     "opt-lineSep-newline": ('{"a": 1}\r\n{"a": 2}\n', {"lineSep": "\n"}, None),
     "opt-dropFieldIfAllNull": ('{"a": null, "b": 1, "c": [], "d": {"x": null, "y": 1}, "e": [null]}\n',
@@ -144,6 +153,19 @@ CASES: dict[str, tuple[Data, dict[str, str], Optional[str]]] = {
                               '{"d": "2024-1-5", "t": "2024-01-05 10:11:12.5+02:00"}\n'
                               '{"d": "x", "t": 1700000000}\n{"d": "2024-02-30", "t": "2024-01-05"}\n', {},
                               "d DATE, t TIMESTAMP"),
+    "schema-date-far-years": ('{"d": "10000-01-01"}\n{"d": "+10000-02-29"}\n{"d": "-0001-01-01"}\n{"d": "0000-03-01"}\n'
+                              '{"d": "10100-02-29"}\n{"d": "999999-12-31"}\n{"d": "-12024-01-05T10:00"}\n', {}, "d DATE"),
+    "schema-date-far-days-since-epoch": ('{"d": "3000000"}\n{"d": "-800000"}\n{"d": "12345678"}\n{"d": "+5"}\n'
+                                         '{"d": "-12345678"}\n{"d": "3000000000"}\n', {},
+                                         "d DATE"),
+    "schema-timestamp-far-years": ('{"t": "10000-01-01 10:00"}\n{"t": "+12024-01-05T00:00:00Z"}\n{"t": "-0001-01-01"}\n'
+                                   '{"t": "294247-01-01"}\n{"t": "999999-12-31"}\n{"t": "12024-01-05 10:11:12.5+01:00"}\n'
+                                   '{"t": "-12024-07-05T10:00:00Z"}\n', {}, "t TIMESTAMP"),
+    "schema-timestamp-far-seconds": ('{"t": 300000000000}\n{"t": -70000000000}\n{"t": 9300000000000}\n'
+                                     '{"t": 9223372036854775807}\n'
+                                     '{"t": 9223372036854775808}\n', {}, "t TIMESTAMP"),
+    "schema-far-years-nested": ('{"s": {"d": "12024-01-05", "t": "+12024-01-05T10:00:00Z"}, "l": ["-0001-01-01"]}\n', {},
+                                "s STRUCT<d: DATE, t: TIMESTAMP>, l ARRAY<DATE>"),
     "schema-nested": ('{"s": {"x": 1, "y": "z"}, "l": [1, 2]}\n{"s": {"x": "q", "y": "z"}, "l": [1, "2"]}\n'
                       '{"s": 5, "l": 3}\n', {}, "s STRUCT<x: INT, y: STRING>, l ARRAY<INT>"),
     "schema-boolean": ('{"b": true}\n{"b": "true"}\n{"b": 1}\n', {}, "b BOOLEAN"),
@@ -158,6 +180,9 @@ CASES: dict[str, tuple[Data, dict[str, str], Optional[str]]] = {
 # (compact, numbers re-printed: 1.50 -> 1.5, 1e5 -> 100000.0, -0 -> 0); Spark 4 keeps its text.
 _UPGRADE = ("3.5 (spark.sql.legacy.timeParserPolicy=EXCEPTION) refuses a value its legacy parser would read "
             "and 4.x nulls (SparkUpgradeException INCONSISTENT_BEHAVIOR_CROSS_VERSION)")
+_FAR_YEARS_35 = ("3.5 (spark.sql.legacy.timeParserPolicy=EXCEPTION) refuses with SparkUpgradeException a far "
+                 "year its old parser reads differently (5 digits without a sign for yyyy, fewer than 5 for yyyyy, "
+                 "an invalid far-year date); 4.x reads them as the pandas reader does")
 SPARK35_DIFFERS = {
     "infer-mixed-to-string-raw": "3.5 re-prints non-string values read into a string column (1.50 -> 1.5)",
     "opt-encoding-not-a-spark4-charset": "3.5 reads any Java charset (windows-1252); 4.x only its seven",
@@ -169,6 +194,10 @@ SPARK35_DIFFERS = {
     "opt-dateFormat-month-names": _UPGRADE,
     "opt-timestampFormat-compact": _UPGRADE,
     "opt-timestampFormat-offset-am-pm": _UPGRADE,
+    "opt-dateFormat-year-signs": _FAR_YEARS_35,
+    "opt-dateFormat-year-widths": _FAR_YEARS_35,
+    "opt-timestampFormat-far-years": _FAR_YEARS_35,
+    "schema-date-far-years": _FAR_YEARS_35,
     "schema-string-of-values": "3.5 re-prints non-string values read into a string column (1.50 -> 1.5)",
 }
 

@@ -24,7 +24,10 @@ import datetime as dt
 import re
 from typing import Optional
 
+from ubunye.io.datetimes import civil_date, civil_micros, days_from_civil, year_regex
 from ubunye.io.options import UnsupportedOption
+
+__all__ = ["Pattern", "civil_micros", "days_from_civil", "lenient_date", "lenient_timestamp"]
 
 _MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september",
            "october", "november", "december"]
@@ -38,41 +41,8 @@ _LENIENT_DATE = re.compile(r"(?P<sign>[+-]?)(?P<y>\d{4,6})(?:-(?P<mo>\d{1,2})(?:
                            re.ASCII | re.DOTALL)
 
 
-_MICROS_PER_DAY = 86_400_000_000
-_INT64 = (-(2 ** 63), 2 ** 63 - 1)
-_INT32 = (-(2 ** 31), 2 ** 31 - 1)
-_LOCAL_DATE_YEARS = 999_999_999  # java.time.LocalDate's year range
-
-
-def days_from_civil(y: int, m: int, d: int) -> Optional[int]:
-    """Days since 1970-01-01 of a proleptic Gregorian date (astronomical year), or None if no such date."""
-    if not (1 <= m <= 12 and 1 <= d <= 31) or abs(y) > _LOCAL_DATE_YEARS:
-        return None
-    leap = y % 4 == 0 and (y % 100 != 0 or y % 400 == 0)
-    if d > (29 if leap else 28) if m == 2 else d > (30 if m in (4, 6, 9, 11) else 31):
-        return None
-    y -= m <= 2  # H. Hinnant's days_from_civil: years start in March
-    era = y // 400
-    yoe = y - era * 400
-    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
-    return era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
-
-
-def civil_micros(y: int, mo: int, d: int, h: int = 0, mi: int = 0, s: int = 0, micros: int = 0,
-                 offset: int = 0) -> Optional[int]:
-    """Microseconds since the epoch of a local time at ``offset`` seconds east of UTC, or None."""
-    if not (0 <= h <= 23 and 0 <= mi <= 59 and 0 <= s <= 59):
-        return None
-    days = days_from_civil(y, mo, d)
-    if days is None:
-        return None
-    value = days * _MICROS_PER_DAY + ((h * 60 + mi) * 60 + s - offset) * 1_000_000 + micros
-    return value if _INT64[0] <= value <= _INT64[1] else None
-
-
 def _date(y: int, mo: int, d: int) -> Optional[int]:
-    days = days_from_civil(y, mo, d)
-    return days if days is not None and _INT32[0] <= days <= _INT32[1] else None
+    return civil_date(y, mo, d)
 
 
 def _offset(zone: Optional[str]) -> Optional[int]:
@@ -194,9 +164,7 @@ class Pattern:
                 return self._group("yy", r"\d{2}")
             # java.time: n < 4 signs NORMAL (a '-' only), n >= 4 EXCEEDS_PAD (a sign only past n digits,
             # strict); up to 19 digits (LocalDate's range is checked on the value); no minus zero
-            if n >= 4:
-                return self._group("y", r"\d{%d}|\+\d{%d,19}|-(?!0+\b)\d{%d,19}" % (n, n + 1, n))
-            return self._group("y", r"-?\d{%d,19}" % n)
+            return self._group("y", year_regex(n))
         if c in "ML":
             if n >= 5:
                 raise self._refuse(f"the pattern {c * n!r}")

@@ -8,17 +8,19 @@ convert (Spark's partial results); an array with one bad element is null.
 
 Types are those of :mod:`ubunye.io.json_infer`, plus, for an explicit schema,
 ``("int", bits)``, ``"float"``, ``"date"``, ``"timestamp"`` and ``"binary"``.
+Dates are days since 1970-01-01 and timestamps microseconds since the epoch in UTC
+(:mod:`ubunye.io.datetimes`), so years past 9999 and before 1 are held as Spark holds them.
 """
 from __future__ import annotations
 
 import base64
 import binascii
-import datetime as dt
 import re
 import struct as _struct
 from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation, localcontext
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
+from ubunye.io.datetimes import INT32, INT64, civil_date, civil_micros, julian_to_gregorian_days
 from ubunye.io.json_infer import SparkType
 from ubunye.io.json_parse import JArr, JObj, Num, raw_text
 
@@ -27,8 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _SPECIAL_TEXT = {"NaN": float("nan"), "Infinity": float("inf"), "+Infinity": float("inf"),
                  "+INF": float("inf"), "-Infinity": float("-inf"), "-INF": float("-inf")}
-_EPOCH = dt.date(1970, 1, 1)
-_UTC = dt.timezone.utc
+_JULIAN_YEAR_1 = -719164  # 0001-01-01 (Julian) in days since the epoch
 # DateTimeUtils.stringToDate: yyyy, yyyy-[m]m, yyyy-[m]m-[d]d, then ' ' or 'T' and anything
 _DATE = re.compile(r"([+-]?\d{4,7})(?:-(\d{1,2})(?:-(\d{1,2})(?:[ T].*)?)?)?", re.S)
 # DateTimeUtils.stringToTimestamp, its common forms: date, then ' ' or 'T' and [h]h:[m]m[:[s]s[.fraction]], zone
@@ -44,41 +45,63 @@ def _int_range(bits: int) -> tuple[int, int]:
     return -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
 
 
-def _zone(text: Optional[str]) -> dt.timezone:
+def _offset(text: Optional[str]) -> int:
+    """Seconds east of UTC of ``Z`` / ``UTC`` / ``+01:00`` / ``-0130`` / ``+1`` (at most 18 hours, as java.time)."""
     if text is None or text in ("Z", "UTC"):
-        return _UTC
+        return 0
     sign = -1 if text[0] == "-" else 1
     body = text[1:].replace(":", "")
     hours, minutes = (int(body[:-2]), int(body[-2:])) if len(body) > 2 else (int(body), 0)
-    return dt.timezone(sign * dt.timedelta(hours=hours, minutes=minutes))
+    if hours > 18 or minutes > 59 or hours * 60 + minutes > 18 * 60:
+        raise Bad(f"{text!r} is not a zone offset")
+    return sign * (hours * 3600 + minutes * 60)
 
 
-def parse_date(text: str) -> dt.date:
-    """A date as Spark reads it with the default ``dateFormat`` (and its fallback)."""
+def parse_date(text: str) -> int:
+    """A date (days since 1970-01-01) as Spark reads it with the default ``dateFormat`` (and its fallback).
+
+    Years past 9999 and before 1 are read (astronomical years, ``+12024``, ``-0001``).
+    """
     s = text.strip()
     m = _DATE.fullmatch(s)
     if m:
-        try:
-            return dt.date(int(m.group(1)), int(m.group(2) or 1), int(m.group(3) or 1))
-        except ValueError as exc:
-            raise Bad(f"{text!r} is not a date") from exc
-    if re.fullmatch(r"-?\d+", s):  # Spark 1.5 wrote days since the epoch
-        return _EPOCH + dt.timedelta(days=int(s))
+        days = civil_date(int(m.group(1)), int(m.group(2) or 1), int(m.group(3) or 1))
+        if days is None:
+            raise Bad(f"{text!r} is not a date")
+        return days
+    if re.fullmatch(r"[+-]?\d+", s):  # Spark 1.5 wrote days since the epoch (a Java int, Julian before 1582)
+        days = int(s)
+        if not INT32[0] <= days <= INT32[1]:
+            raise Bad(f"{text!r} is not a date")
+        if days >= _JULIAN_YEAR_1:  # rebaseJulianToGregorianDays; later days reaching here (under 4 digits or
+            return days  # past 7) are past 1582: unchanged
+        rebased = julian_to_gregorian_days(days)
+        if rebased is None:
+            raise Bad(f"{text!r} is not a date (no such Gregorian date)")
+        return rebased
     raise Bad(f"{text!r} is not a date")
 
 
-def parse_timestamp(text: str) -> dt.datetime:
-    """A timestamp as Spark reads it with the default ``timestampFormat`` (and its fallback), in UTC."""
+def parse_timestamp(text: str) -> int:
+    """A timestamp (microseconds since the epoch, UTC) as Spark reads it with the default ``timestampFormat``
+    (and its fallback); years past 9999 and before 1 are read, an instant past 64-bit microseconds is bad."""
     m = _TS.fullmatch(text.strip())
     if not m:
         raise Bad(f"{text!r} is not a timestamp")
     year, month, day, hour, minute, second, fraction, zone = m.groups()
-    try:
-        local = dt.datetime(int(year), int(month or 1), int(day or 1), int(hour or 0), int(minute or 0),
-                            int(second or 0), int((fraction or "0").ljust(6, "0")[:6]))
-    except ValueError as exc:
-        raise Bad(f"{text!r} is not a timestamp") from exc
-    return local.replace(tzinfo=_zone(zone)).astimezone(_UTC)
+    micros = civil_micros(int(year), int(month or 1), int(day or 1), int(hour or 0), int(minute or 0),
+                          int(second or 0), int((fraction or "0").ljust(6, "0")[:6]), _offset(zone))
+    if micros is None:
+        raise Bad(f"{text!r} is not a timestamp")
+    return micros
+
+
+def _seconds_to_micros(raw: str) -> int:
+    """A JSON integer of seconds as microseconds: Jackson's long (else bad) times 10**6, wrapping as Java's does."""
+    n = int(raw)
+    if not INT64[0] <= n <= INT64[1]:
+        raise Bad(f"{raw} is out of the range of a long")
+    return (n * 1_000_000 - INT64[0]) % 2 ** 64 + INT64[0]
 
 
 def convert(v: Any, t: SparkType, errors: list) -> Any:
@@ -138,7 +161,7 @@ def _convert(v: Any, t: SparkType, errors: list) -> Any:
         if isinstance(v, str):
             return t[1](v) if isinstance(t, tuple) else parse_timestamp(v)
         if isinstance(v, Num) and v.kind == "int":
-            return dt.datetime(1970, 1, 1, tzinfo=_UTC) + dt.timedelta(seconds=int(v.raw))
+            return _seconds_to_micros(v.raw)
     elif tag == "binary":
         if isinstance(v, str):
             try:

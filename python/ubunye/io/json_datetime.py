@@ -2,12 +2,15 @@
 
 Spark parses with ``java.time``'s ``DateTimeFormatter`` built from the pattern
 (case-insensitive, strict resolution: no February 30th; month, day, minute and
-second default to their first value; the whole text must match). Without a
+second default to their first value; the whole text must match). Values are
+days since 1970-01-01 and microseconds since the epoch (:mod:`ubunye.io.datetimes`):
+years past 9999 and before 1 are read, with ``y`` signs as ``java.time`` takes them
+(``yyyy``: a sign only, and then required, past four digits). Without a
 pattern Spark uses its default and falls back to its lenient cast parsing
 (:func:`ubunye.io.json_convert.parse_date` / ``parse_timestamp``); with one there is
 no fallback: a value that does not match is a bad value.
 
-The pattern letters followed: ``y`` (``yy`` two-digit years from 2000), ``M``
+The pattern letters followed: ``y`` (``yy`` two-digit years from 2000, else signed as above), ``M``
 (``MMM``/``MMMM`` English month names), ``d``, ``H``, ``h`` with ``a``, ``m``,
 ``s``, ``S`` (a fraction of 1 to n digits), ``X``/``x``/``Z`` (offsets), quoted
 literals, ``[...]`` optional sections and punctuation. Any other letter is
@@ -15,15 +18,14 @@ refused, naming it.
 """
 from __future__ import annotations
 
-import datetime as dt
 import re
 from typing import Callable, Optional
 
+from ubunye.io.datetimes import civil_date, civil_micros, year_regex
 from ubunye.io.options import UnsupportedOption
 
 _MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
            "november", "december"]
-_UTC = dt.timezone.utc
 
 
 class PatternMismatch(ValueError):
@@ -33,7 +35,7 @@ class PatternMismatch(ValueError):
 def _field(letter: str, n: int) -> tuple[str, str]:
     """(group name, regex) of a run of ``n`` pattern letters."""
     if letter == "y":
-        return ("yy", r"\d{2}") if n == 2 else ("y", rf"\d{{{n},10}}")
+        return ("yy", r"\d{2}") if n == 2 else ("y", year_regex(n))
     if letter == "M":
         if n == 3:
             return "Mtext", "|".join(m[:3] for m in _MONTHS)
@@ -96,13 +98,16 @@ def compile_pattern(pattern: str, option: str) -> "re.Pattern[str]":
     return re.compile("".join(out), re.IGNORECASE)
 
 
-def _zone(text: Optional[str]) -> dt.tzinfo:
+def _offset(text: Optional[str]) -> int:
+    """Seconds east of UTC of a matched ``X``/``x``/``Z`` offset (UTC when absent)."""
     if not text or text.upper() == "Z":
-        return _UTC
+        return 0
     sign = -1 if text[0] == "-" else 1
     body = text[1:].replace(":", "")
-    minutes = int(body[:2]) * 60 + (int(body[2:4]) if len(body) >= 4 else 0)
-    return dt.timezone(sign * dt.timedelta(minutes=minutes))
+    hours, minutes = int(body[:2]), (int(body[2:4]) if len(body) >= 4 else 0)
+    if hours > 18 or minutes > 59 or hours * 60 + minutes > 18 * 60:
+        raise PatternMismatch(f"{text!r} is not a zone offset")
+    return sign * (hours * 3600 + minutes * 60)
 
 
 def _parts(regex: "re.Pattern[str]", text: str) -> dict:
@@ -127,27 +132,29 @@ def _parts(regex: "re.Pattern[str]", text: str) -> dict:
             "second": int(g.get("s", 0)), "micro": int(fraction.ljust(9, "0")[:6]), "zone": g.get("zone")}
 
 
-def date_parser(pattern: str) -> Callable[[str], dt.date]:
+def date_parser(pattern: str) -> Callable[[str], int]:
+    """A parser of ``dateFormat`` text to days since 1970-01-01 (PatternMismatch when it does not read)."""
     regex = compile_pattern(pattern, "dateFormat")
 
-    def parse(text: str) -> dt.date:
+    def parse(text: str) -> int:
         p = _parts(regex, text)
-        try:
-            return dt.date(p["year"], p["month"], p["day"])
-        except ValueError as exc:
-            raise PatternMismatch(f"{text!r}: {exc}") from exc
+        days = civil_date(p["year"], p["month"], p["day"])
+        if days is None:
+            raise PatternMismatch(f"{text!r} is not a date")
+        return days
     return parse
 
 
-def timestamp_parser(pattern: str) -> Callable[[str], dt.datetime]:
-    """Timestamps without an offset are read in UTC (the engine's session time zone)."""
+def timestamp_parser(pattern: str) -> Callable[[str], int]:
+    """A parser of ``timestampFormat`` text to microseconds since the epoch; text without an offset is
+    read in UTC (the engine's session time zone); an instant past 64-bit microseconds does not read."""
     regex = compile_pattern(pattern, "timestampFormat")
 
-    def parse(text: str) -> dt.datetime:
+    def parse(text: str) -> int:
         p = _parts(regex, text)
-        try:
-            local = dt.datetime(p["year"], p["month"], p["day"], p["hour"], p["minute"], p["second"], p["micro"])
-        except ValueError as exc:
-            raise PatternMismatch(f"{text!r}: {exc}") from exc
-        return local.replace(tzinfo=_zone(p["zone"])).astimezone(_UTC)
+        micros = civil_micros(p["year"], p["month"], p["day"], p["hour"], p["minute"], p["second"], p["micro"],
+                              _offset(p["zone"]))
+        if micros is None:
+            raise PatternMismatch(f"{text!r} is not a timestamp")
+        return micros
     return parse
