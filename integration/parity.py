@@ -85,8 +85,11 @@ def pandas_read(path: Path, fmt: str, options: Mapping[str, Any], schema: Option
 
 
 def _diff_rows(spark_frame: Any, table: Any) -> str:
-    """The first row that differs, for the message."""
-    left = [tuple(r) for r in spark_frame.collect()]
+    """The first row that differs, for the message (or why it cannot be shown)."""
+    try:
+        left = [tuple(r) for r in spark_frame.collect()]
+    except Exception as exc:  # noqa: BLE001 - e.g. a date past 9999, which Python cannot hold
+        return f"rows not shown: Spark's rows cannot be collected into Python ({_one_line(exc)[:120]})"
     right = [tuple(r.values()) for r in table.to_pylist()]
     missing = [r for r in left if r not in right][:1]
     extra = [r for r in right if r not in left][:1]
