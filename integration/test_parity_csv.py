@@ -13,7 +13,7 @@ from typing import Any, Optional
 
 import pytest
 
-from parity import check
+from parity import check, expect
 
 Case = tuple[Any, dict[str, str], Optional[str]]  # text or {file name: text}, options, DDL schema
 
@@ -200,14 +200,7 @@ def _write(tmp_path: Path, content: Any) -> Path:
 
 
 def _assert(spark: Any, name: str, outcome: Any) -> None:
-    if name in PANDAS_REFUSES:
-        assert outcome.kind == "differ" and "only pandas refused" in outcome.detail \
-            and PANDAS_REFUSES[name] in outcome.detail, str(outcome)
-        return
-    if spark.version.startswith("3.5") and name in SPARK35_DIFFERS:
-        assert outcome.kind == "differ", f"{outcome} (Spark 3.5 was known to differ: {SPARK35_DIFFERS[name]})"
-        return
-    assert outcome.kind in ("agree", "both-refuse"), str(outcome)
+    expect(spark, outcome, name, PANDAS_REFUSES, SPARK35_DIFFERS)
 
 
 @pytest.mark.parametrize("name", sorted(OPTION_CASES))

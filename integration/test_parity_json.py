@@ -15,7 +15,7 @@ from typing import Any, Optional, Union
 
 import pytest
 
-from parity import check
+from parity import check, expect
 
 Data = Union[str, bytes]
 # name -> (file content, options, explicit schema DDL or None)
@@ -220,14 +220,7 @@ def _write(folder: Path, name: str, data: Data) -> Path:
 
 
 def _expect(spark: Any, outcome: Any, case: str) -> None:
-    if case in PANDAS_REFUSES:
-        assert outcome.kind == "differ" and "only pandas refused" in outcome.detail \
-            and PANDAS_REFUSES[case] in outcome.detail, str(outcome)
-        return
-    if spark.version.startswith("3.5") and case in SPARK35_DIFFERS:
-        assert outcome.kind == "differ", f"{case}: listed as read differently by Spark 3.5, but {outcome}"
-        return
-    assert outcome.kind in ("agree", "both-refuse"), str(outcome)
+    expect(spark, outcome, case, PANDAS_REFUSES, SPARK35_DIFFERS)
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
