@@ -202,15 +202,10 @@ SPARK35_DIFFERS = {
 }
 
 
-# Cases the pandas reader refuses (one line, naming the record) while Spark reads them:
-# Spark keeps a malformed record's raw bytes in _corrupt_record, invalid UTF-8 included
-# (shown as U+FFFD, hashed by rows-v1 as the raw bytes). A pandas/Arrow string cannot
-# hold them, and U+FFFD would hash differently: refused rather than read different.
-PANDAS_REFUSES = {
-    "infer-invalid-utf8": "not valid UTF-8",
-    "opt-encoding-utf8-invalid": "not valid UTF-8",
-    "opt-encoding-invalid-ascii": "not valid UTF-8",
-}
+# Cases the pandas reader refuses (one line, naming the record) while Spark reads them: none
+# left. (Records with bytes that are not valid UTF-8 were, until the pandas reader kept their
+# raw bytes in _corrupt_record as Spark does and rows-v1 hashed them byte-wise everywhere.)
+PANDAS_REFUSES: dict[str, str] = {}
 
 
 def _write(folder: Path, name: str, data: Data) -> Path:

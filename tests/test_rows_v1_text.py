@@ -133,3 +133,16 @@ def test_kind_text_round_trips(text: str) -> None:
 def test_bad_kinds(text: str, message: str) -> None:
     with pytest.raises(RowsV1Error, match=message):
         parse_kind(text)
+
+
+def test_byte_wise_escaping_is_the_character_escaping_on_utf8_and_keeps_other_bytes() -> None:
+    """The Arrow path escapes a string's bytes (the plugin's way): for valid UTF-8 that is the
+    character escaping of spec 2.2; bytes that are not UTF-8 pass through as held."""
+    from ubunye.hashing.jsontext import line_bytes
+
+    rng = random.Random(7)
+    alphabet = [chr(c) for c in range(0x00, 0x80)] + ["é", "😀", "\u2028", "\u007f", "中"]
+    for _ in range(500):
+        s = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        assert line_bytes(s.encode("utf-8")) == line_string(s).encode("utf-8"), s
+    assert line_bytes(b'x\xff"\n\x01') == b'"x\xff\\"\\n\\u0001"'

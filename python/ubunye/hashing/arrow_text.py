@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable, Union
 
 from ubunye.hashing.javatext import double_text, float_text
-from ubunye.hashing.jsontext import line_string
+from ubunye.hashing.jsontext import line_bytes
 from ubunye.hashing.kinds import Kind
 from ubunye.hashing.reference import value_text
 
@@ -87,9 +87,10 @@ def _strings(arr: "pa.Array", kind: Kind) -> list[Piece]:
     if not _data_has(arr):
         return ['"', arr, '"']
     needs = pc.fill_null(pc.match_substring_regex(arr, _NEEDS_ESCAPE), False)
-    escaped = [line_string(s) for s in arr.filter(needs).to_pylist()]
+    # Escaped byte-wise (the values' bytes as held, valid UTF-8 or not, as the plugin does).
+    escaped = [line_bytes(b) for b in arr.filter(needs).view(pa.binary()).to_pylist()]
     quoted = pc.binary_join_element_wise('"', arr, '"', "")
-    return [pc.replace_with_mask(quoted, needs, pa.array(escaped, pa.string()))]
+    return [pc.replace_with_mask(quoted, needs, pa.array(escaped, pa.binary()).view(pa.string()))]
 
 
 def _floats(arr: "pa.Array", kind: Kind) -> list[Piece]:

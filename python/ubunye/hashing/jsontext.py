@@ -17,6 +17,20 @@ def line_string(value: str) -> str:
     return '"' + value.translate(LINE_ESCAPES) + '"'
 
 
+_BYTE_ESCAPES: dict[int, bytes] = {i: e.encode("ascii") for i, e in LINE_ESCAPES.items()}
+
+
+def line_bytes(value: bytes) -> bytes:
+    """``value`` (a string's bytes as held) as a JSON string of the canonical line.
+
+    The escapes of spec 2.2 touch only ASCII bytes (below 0x20, ``"`` and ``\\``),
+    which never occur inside a multi-byte UTF-8 sequence, so escaping byte by byte
+    is the same as escaping character by character, and is still defined when the
+    bytes are not valid UTF-8 (Spark keeps such bytes, e.g. in a JSON reader's
+    ``_corrupt_record``): they pass through unchanged, as the plugin writes them."""
+    return b'"' + b"".join(_BYTE_ESCAPES.get(b, bytes((b,))) for b in value) + b'"'
+
+
 def compact_json(value: Any) -> str:
     """Compact ``ensure_ascii`` JSON, as S and P of spec 1.6-1.8 are written."""
     return json.dumps(value, separators=(",", ":"), ensure_ascii=True)

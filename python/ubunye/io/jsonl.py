@@ -119,19 +119,15 @@ def _rows(value: Any, fields: tuple, opts: JsonOptions) -> tuple[list[dict], lis
     return [dict.fromkeys(n for n, _ in fields)], ["a record that is not a JSON object"]
 
 
-def _kept_text(raw: bytes, where: str, column: str) -> str:
-    """A malformed record's text for the corrupt-record column; refuses bytes that are not UTF-8.
+def _column(values: list[Any], name: str, arrow_type: "pa.DataType", corrupt: str) -> "pa.Array":
+    """One column's Arrow array; the corrupt-record column holds each malformed record's
+    raw bytes, as Spark keeps them (valid UTF-8 or not: rows-v1 hashes a string's bytes
+    as held, so the pandas reader's receipt is Spark's)."""
+    import pyarrow as pa
 
-    Spark keeps such a record's raw bytes in the column (shown as U+FFFD, hashed as the
-    bytes): a pandas string can hold neither, so the read is refused rather than read different.
-    """
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ValueError(
-            f"{where}: a malformed record with bytes that are not valid UTF-8 would be kept in {column!r} "
-            "(Spark keeps the raw bytes there; a pandas string cannot hold them): fix the file or read "
-            "with mode DROPMALFORMED") from None
+    if name == corrupt and pa.types.is_string(arrow_type):
+        return pa.array(values, pa.binary()).view(pa.string())
+    return pa.array(values, arrow_type)
 
 
 def read_jsonl(paths: list[Path], options: Optional[Mapping[str, str]] = None,
@@ -186,7 +182,7 @@ def read_jsonl(paths: list[Path], options: Optional[Mapping[str, str]] = None,
                 if opts.mode == "DROPMALFORMED":
                     continue
             if keeps_corrupt:
-                kept = _kept_text(raw, where, corrupt) if errors else None
+                kept = raw if errors else None
                 for row in got:
                     row[corrupt] = kept
             rows.extend(got)
@@ -195,7 +191,7 @@ def read_jsonl(paths: list[Path], options: Optional[Mapping[str, str]] = None,
     names = [f.name for f in out_fields]
     if not names:
         return pa.table({"_": pa.nulls(len(rows))}).select([]), counts
-    arrays = [pa.array([r.get(n) for r in rows], f.type) for n, f in zip(names, out_fields)]
+    arrays = [_column([r.get(n) for r in rows], n, f.type, corrupt) for n, f in zip(names, out_fields)]
     return pa.Table.from_arrays(arrays, schema=pa.schema(out_fields)), counts
 
 
