@@ -146,3 +146,15 @@ def test_byte_wise_escaping_is_the_character_escaping_on_utf8_and_keeps_other_by
         s = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
         assert line_bytes(s.encode("utf-8")) == line_string(s).encode("utf-8"), s
     assert line_bytes(b'x\xff"\n\x01') == b'"x\xff\\"\\n\\u0001"'
+
+
+def test_nested_strings_that_are_not_utf8_fail_naming_the_column() -> None:
+    import pyarrow as pa
+
+    from ubunye.hashing import fingerprint
+
+    inner = pa.array([b"ok", b"\xc3("], pa.binary()).view(pa.string())
+    table = pa.table({"t": pa.StructArray.from_arrays([inner], ["s"])})
+    fp = fingerprint(table)
+    assert fp.data_hash is None
+    assert "column 't' of type struct<s:string>" in fp.error and "not valid UTF-8" in fp.error, fp.error
