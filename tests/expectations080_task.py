@@ -58,7 +58,7 @@ from ubunye import Task
 class Score(Task):
     def transform(self, sources):
         people = sources["people"]
-        return {"scored": people[people["id"] != 6].reset_index(drop=True)}
+        return {"scored": people[people["id"] != 6]}
 """
 
 

@@ -116,7 +116,7 @@ def test_quarantined_rows_count_as_carried_over(tmp_path: Path) -> None:
 
 
 def test_transform_returning_the_quarantine_output_is_refused(tmp_path: Path) -> None:
-    code = CODE.replace('return {"scored": people[people["id"] != 6].reset_index(drop=True)}',
+    code = CODE.replace('return {"scored": people[people["id"] != 6]}',
                         'return {"scored": people, "rejected": people}')
     with pytest.raises(TaskFailed) as err:
         run_task(make_task(tmp_path, code=code), backend="pandas", lineage=True)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping, NamedTuple, Optional, Sequence
 
+from ubunye.engine.errors import EngineError
 from ubunye.engine.expectation_sets import FAILED_RULES_COLUMN, Reconcile, RuleSet, allowed
 from ubunye.engine.expectations import Outcome, Rule, broken_line, missing_columns, result_entry
 
@@ -32,21 +33,42 @@ class Checked(NamedTuple):
     quarantined: Optional[Any]
 
 
-def _measure(backend: Any, frame: Any, columns: Sequence[str]) -> Measured:
+def _kind(backend: Any, frame: Any) -> str:
+    """Which implementation serves this frame: ``spark``, ``pandas``, or the backend's own
+    ``measure_rows`` / ``split_rows`` methods (a backend of another kind provides them)."""
     if backend.name == "spark":
+        return "spark"
+    import pandas as pd
+
+    if isinstance(frame, pd.DataFrame):
+        return "pandas"
+    if hasattr(backend, "split_rows") and hasattr(backend, "measure_rows"):
+        return "own"
+    raise EngineError(f"the {backend.name} backend cannot quarantine rows or reconcile "
+                      f"(it has no split_rows and measure_rows)")
+
+
+def _measure(backend: Any, frame: Any, columns: Sequence[str]) -> Measured:
+    kind = _kind(backend, frame)
+    if kind == "spark":
         from ubunye.engine.checks_spark import measure_spark
 
         return measure_spark(frame, columns)
+    if kind == "own":
+        return backend.measure_rows(frame, columns)
     from ubunye.engine.checks_pandas import measure_pandas
 
     return measure_pandas(frame, columns)
 
 
 def _split(backend: Any, frame: Any, rules: Sequence[Rule]) -> tuple[Any, Any]:
-    if backend.name == "spark":
+    kind = _kind(backend, frame)
+    if kind == "spark":
         from ubunye.engine.checks_spark import split_spark
 
         return split_spark(frame, rules, FAILED_RULES_COLUMN)
+    if kind == "own":
+        return backend.split_rows(frame, rules, FAILED_RULES_COLUMN)
     from ubunye.engine.checks_pandas import split_pandas
 
     return split_pandas(frame, rules, FAILED_RULES_COLUMN)
@@ -68,7 +90,7 @@ def check_output(backend: Any, name: str, frame: Any, rules: RuleSet,
     """Check one output's rules and reconciles, and split off its quarantined rows."""
     entries: list[dict[str, Any]] = []
     broken: list[str] = []
-    columns = [str(c) for c in frame.columns]
+    columns = list(backend.port(frame).schema)
     quarantine_rules: list[Rule] = []
     for rule, outcome in zip(rules, backend.check(frame, list(rules)) if rules else []):
         entry = result_entry(name, "output", rule, outcome)
