@@ -84,6 +84,27 @@ class RowsBackend(Backend):
         return evaluate_pandas(arrow_to_pandas(table), rules)
 
 
+    # quarantine and reconcile: through pandas, back to rows
+    def _pandas(self, frame: Any) -> Any:
+        import pyarrow as pa
+
+        from ubunye.engine.backends.pandas_backend import arrow_to_pandas
+
+        return arrow_to_pandas(pa.Table.from_pylist(frame.collect(), schema=frame.arrow_schema))
+
+    def split_rows(self, frame: Any, rules: Sequence[Rule], column: str) -> tuple[Any, Any]:
+        from ubunye.engine.backends.pandas_backend import to_arrow
+        from ubunye.engine.checks_pandas import split_pandas
+
+        clean, quarantined = split_pandas(self._pandas(frame), rules, column)
+        return self.from_arrow(to_arrow(clean)), self.from_arrow(to_arrow(quarantined))
+
+    def measure_rows(self, frame: Any, columns: Sequence[str]) -> tuple[int, dict[str, Any]]:
+        from ubunye.engine.checks_pandas import measure_pandas
+
+        return measure_pandas(self._pandas(frame), columns)
+
+
 class TestRowsBackend(BackendConformance):
     @pytest.fixture
     def backend(self) -> Backend:

@@ -40,10 +40,18 @@ def _one(df: Any, rule: Rule, rows: int) -> Outcome:
         keys = df[list(rule.key_columns)]
         keys = keys[keys.notna().all(axis=1)]
         return Outcome(int(keys.duplicated(keep="first").sum()), rows)
+    return Outcome(int(broken_rows(df, rule).sum()), rows)
+
+
+def broken_rows(df: Any, rule: Rule) -> Any:
+    """A numpy bool array, true on the rows breaking a row rule (not_null, between,
+    one_of, matches) whose column the frame has."""
+    import numpy as np
+
     col = df[rule.column]
-    present = col.notna()
+    present = col.notna().to_numpy(dtype=bool)
     if rule.kind == "not_null":
-        return Outcome(int((~present).sum()), rows)
+        return ~present
     values = col[present]
     if rule.kind == "between":
         bad = values.map(lambda v: _outside(v, rule.params.get("min"), rule.params.get("max")))
@@ -53,7 +61,45 @@ def _one(df: Any, rule: Rule, rows: int) -> Outcome:
     else:  # matches
         pattern = re.compile(rule.params["pattern"], re.DOTALL)
         bad = values.map(lambda v: pattern.fullmatch(str(v)) is None)
-    return Outcome(int(bad.astype(bool).sum()), rows)
+    mask = np.zeros(len(df), dtype=bool)
+    mask[np.flatnonzero(present)] = bad.astype(bool).to_numpy(dtype=bool)
+    return mask
+
+
+def split_pandas(df: Any, rules: Sequence[Rule], column: str) -> tuple[Any, Any]:
+    """The rows breaking none of ``rules``, and those breaking one or more with ``column``
+    naming the rules each broke (comma-joined, in rule order)."""
+    import numpy as np
+    import pandas as pd
+    import pyarrow as pa
+
+    masks = [broken_rows(df, r) for r in rules]
+    hit = np.logical_or.reduce(masks) if masks else np.zeros(len(df), dtype=bool)
+    reasons = [",".join(r.name for r, m in zip(rules, masks) if m[i]) for i in np.flatnonzero(hit)]
+    quarantined = df[hit].copy()
+    quarantined[column] = pd.Series(reasons, index=quarantined.index, dtype=pd.ArrowDtype(pa.string()))
+    return df[~hit], quarantined
+
+
+def measure_pandas(df: Any, columns: Sequence[str]) -> tuple[int, dict[str, Any]]:
+    """The row count and the totals of the numeric ``columns`` the frame has (nulls and
+    NaN left out; integers summed exactly); a column missing or not numeric is left out."""
+    import pandas as pd
+
+    sums: dict[str, Any] = {}
+    for name in columns:
+        if name not in df.columns:
+            continue
+        col = df[name]
+        if pd.api.types.is_bool_dtype(col.dtype) or not pd.api.types.is_numeric_dtype(col.dtype):
+            continue
+        values = col[col.notna()]
+        if pd.api.types.is_integer_dtype(col.dtype):
+            sums[name] = sum(int(v) for v in values)
+        else:
+            floats = values.astype("float64")
+            sums[name] = float(floats[floats == floats].sum())
+    return int(len(df)), sums
 
 
 def _outside(value: Any, lo: Any, hi: Any) -> bool:

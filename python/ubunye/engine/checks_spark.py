@@ -89,3 +89,48 @@ def _broken(rule: Rule, columns: Sequence[str], floats: set[str], F: Any) -> Opt
     pattern = "(?s)^(?:" + rule.params["pattern"] + r")\z"
     return col.isNotNull() & ~col.cast("string").rlike(pattern)
 
+
+
+def split_spark(df: Any, rules: Sequence[Rule], column: str) -> tuple[Any, Any]:
+    """The rows breaking none of ``rules``, and those breaking one or more with ``column``
+    naming the rules each broke (comma-joined, in rule order)."""
+    from functools import reduce
+
+    from ubunye.spark._compat import functions_for
+
+    F = functions_for(df)
+    columns = list(df.columns)
+    floats = {f.name for f in df.schema.fields if f.dataType.typeName() in ("double", "float")}
+    conds = [(r, F.coalesce(_broken(r, columns, floats, F), F.lit(False))) for r in rules
+             if _broken(r, columns, floats, F) is not None]
+    hit = reduce(lambda a, b: a | b, [c for _, c in conds]) if conds else F.lit(False)
+    reasons = F.concat_ws(",", *[F.when(c, F.lit(r.name)) for r, c in conds]) if conds else F.lit("")
+    quarantined = df.filter(hit).withColumn(column, reasons.cast("string"))
+    return df.filter(~hit), quarantined
+
+
+def measure_spark(df: Any, columns: Sequence[str]) -> tuple[int, dict[str, Any]]:
+    """The row count and the totals of the numeric ``columns`` the frame has (nulls and
+    NaN left out), in one scan; a column missing or not numeric is left out."""
+    from ubunye.spark._compat import functions_for
+
+    F = functions_for(df)
+    types = {f.name: f.dataType.typeName() for f in df.schema.fields}
+    numeric = ("byte", "short", "integer", "long", "float", "double", "decimal")
+    wanted = [c for c in columns if types.get(c, "").split("(")[0] in numeric]
+    exprs = [F.count(F.lit(1)).alias("__rows")]
+    for i, name in enumerate(wanted):
+        col = F.col(_q(name))
+        if types[name] in ("float", "double"):
+            col = F.when(~F.isnan(col), col.cast("double"))
+        elif types[name] != "decimal" and not types[name].startswith("decimal"):
+            col = col.cast("long")
+        exprs.append(F.sum(col).alias(f"__s{i}"))
+    first = df.agg(*exprs).collect()[0]
+    sums: dict[str, Any] = {}
+    for i, name in enumerate(wanted):
+        value = first[f"__s{i}"]
+        if value is None:
+            value = 0.0 if types[name] in ("float", "double") else 0
+        sums[name] = float(value) if types[name] in ("float", "double") else value
+    return int(first["__rows"]), sums

@@ -14,7 +14,7 @@ A config has four top-level keys::
       outputs: {name: {format, path | table, mode, options, partition_by}}
                                   # format table: options.using picks the provider (delta ...)
       transform: {params: {...}}  # handed to the Task as ``self.params``
-      expectations: {name: [{kind, column, severity, ...}]}
+      expectations: {name: [{kind, column, severity, ...}] | {rules, quarantine, reconcile}}  # list or 0.8.0 form
       monitors: [{type: lineage, params: {hash_inputs: true}}]   # older configs
 
 Every string is rendered with Jinja2 (``StrictUndefined``: an unknown name is an
@@ -33,7 +33,8 @@ from typing import Any, Mapping, Optional
 import yaml
 
 from ubunye.engine.errors import ConfigDeprecationWarning, ConfigError
-from ubunye.engine.expectations import Rule, parse_rules
+from ubunye.engine.expectation_sets import parse_expectations
+from ubunye.engine.expectations import Rule
 
 FORMATS = ("parquet", "csv", "json", "delta", "table")
 MODES = ("overwrite", "append", "ignore", "errorifexists")
@@ -252,12 +253,8 @@ def validate(doc: Any, file: Path, *, mode: str = "DEV") -> TaskConfig:
     if transform.get("type", "task") != "task":
         raise ConfigError(file, "CONFIG.transform.type", f"expected 'task'; got {transform['type']!r}")
     params = _mapping(transform.get("params"), file, "CONFIG.transform.params")
-    expectations: dict[str, tuple[Rule, ...]] = {}
-    for name, rules in _mapping(config.get("expectations"), file, "CONFIG.expectations").items():
-        if name not in inputs and name not in outputs:
-            known = ", ".join(sorted({*inputs, *outputs}))
-            raise ConfigError(file, f"CONFIG.expectations.{name}", f"expected the name of an input or output ({known})")
-        expectations[name] = parse_rules(rules, file, f"CONFIG.expectations.{name}")
+    expectations = parse_expectations(_mapping(config.get("expectations"), file, "CONFIG.expectations"),
+                                      inputs, outputs, file)
     lineage = _monitors(config.get("monitors"), file)
     return TaskConfig(
         file=file,

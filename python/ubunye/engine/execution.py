@@ -130,6 +130,7 @@ class TaskExecution:
         self.input_events: dict[str, Any] = {}
         self._deferred: dict[str, tuple[IOSpec, Any, Any]] = {}  # inputs hashed while the run reads them
         self.output_events: dict[str, Any] = {}
+        self.measured: Optional[dict[str, Any]] = None  # inputs a reconcile names, as read
         self.recorder: Any = None
         self.reuse: Any = None  # HashReuse, when recording
         self.context: Any = None
@@ -250,6 +251,9 @@ class TaskExecution:
             variables=self.run_vars,
             task_dir=self.task_dir,
         )
+        from ubunye.engine.guards import measure_inputs
+
+        self.measured = measure_inputs(self.backend, self.config.expectations, sources)  # before the transform
         with self.timings.transform(type(self.task).__name__), self.code.active():
             self.task.setup()
             produced = self.task.transform(dict(sources))
@@ -258,9 +262,26 @@ class TaskExecution:
 
     def check_outputs(self) -> None:
         """Check every output's expectations; raise if a ``fail`` rule is broken."""
+        from ubunye.engine.expectation_sets import RuleSet, quarantine_targets
+        from ubunye.engine.guards import check_output, measure_inputs
+
         broken: list[str] = []
+        targets = quarantine_targets(self.config.expectations)
         for name in self.config.outputs:
-            broken += self._check(name, "output", self.outputs[name], raise_now=False)
+            rules = self.config.expectations.get(name)
+            if name in targets:
+                continue  # filled from its source output's check
+            if not isinstance(rules, RuleSet) or (rules.quarantine is None and not rules.reconcile):
+                broken += self._check(name, "output", self.outputs[name], raise_now=False)
+                continue
+            if self.measured is None:  # outputs handed in without the transform: measure the inputs now
+                self.measured = measure_inputs(self.backend, self.config.expectations, self.sources)
+            found = check_output(self.backend, name, self.outputs[name], rules, self.measured)
+            self.expectations += found.entries
+            broken += found.broken
+            self.outputs[name] = found.clean
+            if rules.quarantine is not None:
+                self.outputs[rules.quarantine] = found.quarantined
         if broken:
             raise ExpectationError(broken)
 
@@ -320,7 +341,14 @@ class TaskExecution:
         where = f"{type(self.task).__name__}.transform"
         if not isinstance(produced, Mapping):
             raise TransformError(f"{where} returned {type(produced).__name__}; expected a dict of outputs by name")
-        missing = [n for n in self.config.outputs if n not in produced]
+        from ubunye.engine.expectation_sets import quarantine_targets
+
+        targets = quarantine_targets(self.config.expectations)
+        filled = [str(n) for n in produced if n in targets]
+        if filled:
+            raise TransformError(f"{where} returned {filled[0]!r}, the quarantine output of "
+                                 f"{targets[filled[0]]!r}; the engine fills it")
+        missing = [n for n in self.config.outputs if n not in produced and n not in targets]
         if missing:
             raise TransformError(f"{where} returned no {', '.join(repr(n) for n in missing)} (outputs in config.yaml)")
         extra = [str(n) for n in produced if n not in self.config.outputs]

@@ -393,12 +393,37 @@ def _outcome(e: Optional[dict[str, Any]]) -> Optional[dict[str, Any]]:
             "severity": e.get("severity")}
 
 
+def _identity(e: dict[str, Any]) -> tuple[str, str, str]:
+    """What a rule checks, whatever its name: output, kind and columns (the list form
+    writes ``a,b``, ubunye-engine 0.8.0 ``a, b``)."""
+    column = "" if e.get("column") is None else str(e.get("column")).replace(" ", "")
+    return (str(e.get("output")), str(e.get("kind")), column)
+
+
+def _pair_renamed(da: dict[tuple[str, str], dict[str, Any]], db: dict[tuple[str, str], dict[str, Any]]) -> None:
+    """Key a rule found under different default names in the two runs (the list form's
+    ``unique`` on two columns, 0.8.0's ``a_b_unique``) by run A's name in both, when its
+    output, kind and columns match exactly one unpaired rule of run B."""
+    only_b: dict[tuple[str, str, str], list[tuple[str, str]]] = {}
+    for k, e in db.items():
+        if k not in da and e.get("kind") != "reconcile":
+            only_b.setdefault(_identity(e), []).append(k)
+    only_a: dict[tuple[str, str, str], list[tuple[str, str]]] = {}
+    for k, e in da.items():
+        if k not in db and e.get("kind") != "reconcile":
+            only_a.setdefault(_identity(e), []).append(k)
+    for ident, keys in only_a.items():
+        if len(keys) == 1 and len(only_b.get(ident, ())) == 1:
+            db[keys[0]] = db.pop(only_b[ident][0])
+
+
 def _compare_expectations(la: list[dict[str, Any]], lb: list[dict[str, Any]]) -> list[FieldDiff]:
     def key(e: dict[str, Any]) -> tuple[str, str]:
         return (str(e.get("output")), str(e.get("rule")))
 
     da = {key(e): e for e in la}
     db = {key(e): e for e in lb}
+    _pair_renamed(da, db)
     out: list[FieldDiff] = []
     for k in list(da) + [k for k in db if k not in da]:
         ea, eb = _outcome(da.get(k)), _outcome(db.get(k))

@@ -159,3 +159,99 @@ class BackendConformance:
         with pytest.raises(IOSpecError, match="already exists"):
             self._write(backend, (10, 2), target, "errorifexists")
         assert self._numbers(backend, target) == [0, 1, 2]
+
+    # --- quarantine and reconcile (the 0.8.0 expectations form) ------------------
+    @staticmethod
+    def _guard_rules(quarantine: Any = "rejected", **extra: Any) -> Any:
+        from ubunye.engine.expectation_sets import parse_set
+
+        body = {"rules": [{"between": {"column": "score", "min": 0, "max": 100}, "severity": "quarantine"},
+                          {"one_of": {"column": "city", "values": ["Durban", "Soweto"]}, "severity": "quarantine"},
+                          {"not_null": "id", "severity": "warn"}],
+                "quarantine": quarantine, **extra}
+        return parse_set(body, Path("config.yaml"), "CONFIG.expectations.scored", "scored",
+                         {"people": None}, {"scored": None, "rejected": None})
+
+    def test_quarantine_moves_breaking_rows_and_names_their_rules(self, backend: Any) -> None:
+        import pyarrow as pa
+
+        from ubunye.engine.guards import check_output
+
+        table = quarantine_table()
+        found = check_output(backend, "scored", backend.from_arrow(table), self._guard_rules(), {})
+        assert found.broken == []
+        clean = [r["id"] for r in backend.port(found.clean).collect()]
+        assert sorted(clean, key=lambda v: (v is None, v)) == [1, 2, 6, None]  # nulls pass between and one_of
+        assert dict(backend.port(found.quarantined).schema)["_ubunye_failed_rules"] == "string"
+        got = sorted((r["id"], r["_ubunye_failed_rules"]) for r in backend.port(found.quarantined).collect())
+        assert got == [(3, "score_between"), (4, "city_one_of"), (5, "score_between,city_one_of"),
+                       (7, "score_between")]  # NaN lies outside any range
+        kept = pa.array([True, True, False, False, False, True, False, True])
+        expected = table.filter(pa.compute.invert(kept)).append_column(
+            "_ubunye_failed_rules", pa.array(["score_between", "city_one_of", "score_between,city_one_of",
+                                              "score_between"], pa.string()))
+        assert self.digest(backend, found.quarantined) == self.digest(backend, backend.from_arrow(expected))
+        assert self.digest(backend, found.clean) == self.digest(backend, backend.from_arrow(table.filter(kept)))
+        assert [(e["rule"], e["severity"], e["failed"], e["total"]) for e in found.entries] == [
+            ("score_between", "quarantine", 3, 8), ("city_one_of", "quarantine", 2, 8),
+            ("id_not_null", "warn", 1, 8)]
+
+    def test_quarantine_output_is_empty_with_its_column_when_no_row_breaks(self, backend: Any) -> None:
+        import pyarrow as pa
+
+        from ubunye.engine.guards import check_output
+
+        table = quarantine_table().filter(pa.array([True, True, False, False, False, True, False, True]))
+        found = check_output(backend, "scored", backend.from_arrow(table), self._guard_rules(), {})
+        port = backend.port(found.quarantined)
+        assert port.count() == 0 and list(port.schema) == [*table.column_names, "_ubunye_failed_rules"]
+        assert dict(port.schema)["_ubunye_failed_rules"] == "string"
+
+    def test_quarantine_rate_counts_rows_not_breaks(self, backend: Any) -> None:
+        from ubunye.engine.guards import check_output
+
+        frame = backend.from_arrow(quarantine_table())
+        assert check_output(backend, "scored", frame, self._guard_rules(max_quarantine_rate=0.5), {}).broken == []
+        (line,) = check_output(backend, "scored", frame, self._guard_rules(max_quarantine_rate=0.4), {}).broken
+        assert line == "scored: 4 of 8 rows quarantined (50.0%), more than max_quarantine_rate 40.0%"
+
+    def test_reconcile_rows_and_sum_against_the_input(self, backend: Any) -> None:
+        from ubunye.engine.guards import check_output, measure_inputs
+
+        table = quarantine_table()
+        rules = self._guard_rules(reconcile=[{"input": "people", "rows": {"max_lost": "25%", "max_gained": 0},
+                                              "sum": {"column": "score", "tolerance": 6}},
+                                             {"input": "people", "name": "amounts", "severity": "warn",
+                                              "sum": {"column": "amount", "tolerance": "10%"}}])
+        people = backend.from_arrow(table)
+        measured = measure_inputs(backend, {"scored": rules}, {"people": people})
+        assert measured == {"people": (8, {"score": 384.5, "amount": 360})}
+        output = backend.from_arrow(table.slice(0, 6))
+        found = check_output(backend, "scored", output, rules, measured)
+        got = {e["rule"]: e for e in found.entries if e["kind"] == "reconcile"}
+        assert (got["rows_from_people"]["failed"], got["rows_from_people"]["total"],
+                got["rows_from_people"]["passed"]) == (2, 8, True)
+        assert got["score_sum_from_people"]["detail"] == (
+            "sum of score in people 384.5, of score in scored 378.5: difference -6 (at most 6)")
+        assert got["amounts_sum"]["detail"] == (
+            "sum of amount in people 360, of amount in scored 210: difference -150 (at most 10%)")
+        assert (got["amounts_sum"]["passed"], got["amounts_sum"]["severity"]) == (False, "warn")
+        assert found.broken == []  # a warn reconcile is recorded, not raised
+        stricter = self._guard_rules(reconcile=[{"input": "people", "rows": {"max_lost": 1}}])
+        (line,) = check_output(backend, "scored", output, stricter, measured).broken
+        assert line == ("scored: rows_from_people (reconcile): 8 rows read from people, 6 reached scored: "
+                        "2 lost, 0 gained (at most 1 lost)")
+
+
+def quarantine_table() -> Any:
+    """Rows breaking no quarantine rule, one, or both; null and NaN scores; a null id."""
+    import pyarrow as pa
+
+    return pa.table(
+        {
+            "id": pa.array([1, 2, 3, 4, 5, 6, 7, None], pa.int64()),
+            "score": pa.array([71.5, None, -1.0, 88.0, 120.0, 100.0, float("nan"), 6.0], pa.float64()),
+            "city": pa.array(["Durban", "Soweto", "Durban", "Paris", "Cape Town", None, "Durban", "Durban"]),
+            "amount": pa.array([10, 20, 30, 40, 50, 60, 70, 80], pa.int64()),
+        }
+    )
