@@ -87,7 +87,7 @@ class TaskExecution:
         self.mode = mode
         self.config: TaskConfig = load_config(self.task_dir, mode=mode, dt=dt, dtf=dtf, variables=self.variables)
         self.code = TaskCode(self.task_dir)  # the task's own modules (and the bytes that ran)
-        self.task: Task = load_task(self.task_dir, self.code)  # before a backend (and maybe a JVM) starts
+        self.task: Task = load_task(self.task_dir, self.code, dict(self.config.raw))  # before a backend (and maybe a JVM) starts
         name = backend or self.config.engine.backend or "spark"
         self._owns_backend = backend_obj is None  # a backend handed in is closed by its owner
         if backend_obj is not None:
