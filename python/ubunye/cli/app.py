@@ -19,6 +19,12 @@ COMMANDS: dict[str, str] = {
     "run": "ubunye.cli.commands.run:run_command",
     "lineage": "ubunye.cli.commands.lineage:lineage_group",
     "spark": "ubunye.cli.commands.spark:spark_group",
+    "validate": "ubunye.cli.commands.validate:validate_command",
+    "config": "ubunye.cli.commands.validate:validate_command",  # ubunye-engine 0.8.0's name for validate
+    "plan": "ubunye.cli.commands.plan:plan_command",
+    "version": "ubunye.cli.commands.version:version_command",
+    # ubunye-engine 0.8.0 commands refused in one line saying what to use instead
+    **{name: f"ubunye.cli.commands.refused:{name}_command" for name in ("init", "plugins", "test", "models", "export")},
 }
 
 
