@@ -15,7 +15,7 @@ _RUN = "run a task folder with `from ubunye import run_task` (it returns a TaskR
 
 # 0.8.0 module -> what to use here
 REFUSED: dict[str, str] = {
-    "ubunye.api": "use `from ubunye import run_task, run_pipeline`",
+    "ubunye.api": "use `from ubunye import run_task, run_pipeline` (they return a TaskResult; .outputs holds the frames)",
     "ubunye.config": "use ubunye.engine.config.load_config(task_dir, mode=..., dt=..., variables=...)",
     "ubunye.core.runtime": _RUN,
     "ubunye.core.task_runner": _RUN,
