@@ -323,3 +323,15 @@ def test_lineage_list_n_limits_to_newest(tmp_path: Path) -> None:
     newest = json.loads(run_cli(*base, "-n", "2")[1])
     assert everything["count"] == 3
     assert [r["run_id"] for r in newest["runs"]] == [r["run_id"] for r in everything["runs"][:2]]
+
+
+def test_ubunye_task_dir_in_process_and_command_first_is_not_routed(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture) -> None:
+    from ubunye.cli.app import main
+
+    task = make_task(tmp_path)
+    assert main(["--task-dir", str(task), "--data-timestamp", "2024-09-09"]) == 0
+    assert amounts(task / "out/2024-09-09/DEV") == [10, 20]
+    # a command given first is the command: its own options, not the --task-dir run
+    assert main(["run", "-d", str(tmp_path), "-u", "shop", "-p", "daily", "--task-dir", str(task)]) == 2
+    assert "No such option '--task-dir'" in capsys.readouterr().err

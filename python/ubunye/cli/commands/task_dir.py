@@ -1,4 +1,4 @@
-"""``python -m ubunye --task-dir DIR``: run one task folder (ubunye-engine 0.8.0's entry point).
+"""``python -m ubunye --task-dir DIR`` / ``ubunye --task-dir DIR``: run one task folder (0.8.0).
 
 Same run as ``ubunye run -d USECASE_DIR -u USECASE -p PACKAGE -t TASK`` for the
 folder ``USECASE_DIR/USECASE/PACKAGE/TASK``: the same record place (under the
