@@ -335,3 +335,14 @@ def test_ubunye_task_dir_in_process_and_command_first_is_not_routed(tmp_path: Pa
     # a command given first is the command: its own options, not the --task-dir run
     assert main(["run", "-d", str(tmp_path), "-u", "shop", "-p", "daily", "--task-dir", str(task)]) == 2
     assert "No such option '--task-dir'" in capsys.readouterr().err
+
+
+def test_run_task_result_reads_like_080s_outputs_dict(tmp_path: Path) -> None:
+    task = make_task(tmp_path)
+    outputs = ubunye.run_task(task_dir=str(task), mode="DEV", dt="2024-02-02")  # 0.8.0's call, unchanged
+    assert sorted(outputs["big"]["amount"]) == [10, 20]
+    assert list(outputs) == list(outputs.keys()) == ["big"] and "big" in outputs
+    assert [name for name, _ in outputs.items()] == ["big"] and len(list(outputs.values())) == 1
+    assert bool(outputs)  # still a result (truthy), not an empty mapping
+    with pytest.raises(KeyError, match="no output 'nope' \\(outputs: big\\)"):
+        outputs["nope"]
