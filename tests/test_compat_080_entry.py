@@ -346,3 +346,15 @@ def test_run_task_result_reads_like_080s_outputs_dict(tmp_path: Path) -> None:
     assert bool(outputs)  # still a result (truthy), not an empty mapping
     with pytest.raises(KeyError, match="no output 'nope' \\(outputs: big\\)"):
         outputs["nope"]
+
+
+def test_run_task_080_profile_and_hooks(tmp_path: Path) -> None:
+    config = CONFIG_080.replace("  backend: pandas\n", "  backend: pandas\n  profiles:\n"
+                                "    PROD: {spark_conf: {spark.sql.shuffle.partitions: '8'}}\n")
+    task = make_task(tmp_path, config=config)
+    with pytest.raises(ConfigError, match=r"ENGINE\.profiles: no profile 'prod' \(defined: PROD\)"):
+        run_task(task, profile="prod")
+    assert not (task / "out").exists()  # nothing ran
+    assert run_task(task, mode="PROD", profile="PROD").status == "success"
+    with pytest.raises(TypeError, match=r"run_task\(hooks=\.\.\.\) \(ubunye-engine 0\.8\.0\) is not supported"):
+        run_task(task, hooks=[object()])

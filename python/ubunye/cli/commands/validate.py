@@ -63,16 +63,14 @@ def check_task(task_dir: Path, *, mode: str, profile: Optional[str], **options: 
     from ubunye.engine.config import load_config
     from ubunye.engine.errors import EngineError
     from ubunye.engine.loader import load_task
+    from ubunye.engine.runner import require_profile
 
     if not task_dir.is_dir():
         return f"no task folder {task_dir}"
     try:
         config = load_config(task_dir, mode=mode, **options)  # type: ignore[arg-type]
-        engine = config.raw.get("ENGINE")
-        profiles = (engine.get("profiles") if isinstance(engine, dict) else None) or {}
-        if profile is not None and profile not in profiles:
-            known = ", ".join(sorted(map(str, profiles))) or "none"
-            return f"{config.file}: ENGINE.profiles: no profile {profile!r} (defined: {known})"
+        if profile is not None:
+            require_profile(config, profile)
         load_task(task_dir, config=dict(config.raw))
     except EngineError as exc:
         return " ".join(str(exc).split())
