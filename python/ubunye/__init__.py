@@ -15,6 +15,9 @@ from ubunye._lazy import lazy_getattr
 from typing import TYPE_CHECKING
 
 from ubunye._version import __version__
+from ubunye._legacy import install as _install_legacy_refusals
+
+_install_legacy_refusals()  # 0.8.0 module names: one-line ImportErrors saying what to use
 
 if TYPE_CHECKING:  # pragma: no cover
     from ubunye.engine.runner import notebook, run_pipeline, run_task

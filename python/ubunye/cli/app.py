@@ -19,6 +19,12 @@ COMMANDS: dict[str, str] = {
     "run": "ubunye.cli.commands.run:run_command",
     "lineage": "ubunye.cli.commands.lineage:lineage_group",
     "spark": "ubunye.cli.commands.spark:spark_group",
+    "validate": "ubunye.cli.commands.validate:validate_command",
+    "config": "ubunye.cli.commands.validate:validate_command",  # ubunye-engine 0.8.0's name for validate
+    "plan": "ubunye.cli.commands.plan:plan_command",
+    "version": "ubunye.cli.commands.version:version_command",
+    # ubunye-engine 0.8.0 commands refused in one line saying what to use instead
+    **{name: f"ubunye.cli.commands.refused:{name}_command" for name in ("init", "plugins", "test", "models", "export")},
 }
 
 
@@ -47,8 +53,19 @@ def cli() -> None:
     """Ubunye: run records and rows-v1 content hashes for data pipelines."""
 
 
+def wants_task_dir(argv: list[str]) -> bool:
+    """``ubunye --task-dir DIR ...`` (options only, no command): one task folder, as
+    ubunye-engine 0.8.0's ``python -m ubunye --task-dir`` scripts call it."""
+    return bool(argv) and argv[0].startswith("-") and any(
+        arg == "--task-dir" or arg.startswith("--task-dir=") for arg in argv)
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     """Console-script entry point; returns the exit code."""
+    if wants_task_dir(sys.argv[1:] if argv is None else argv):
+        from ubunye.cli.commands.task_dir import main as task_dir_main
+
+        return task_dir_main(argv)
     try:
         cli.main(args=argv, prog_name="ubunye", standalone_mode=True)
     except SystemExit as exc:

@@ -144,8 +144,27 @@ def template_variables(
     if dtf is not None:
         out["dtf"] = dtf
     out["task_dir"] = str(task_dir)
-    out["env"] = dict(os.environ)
+    out["env"] = EnvVars(os.environ)
     return out
+
+
+class EnvVars(dict):
+    """``{{ env.NAME }}``: the process environment; an unset name is an error naming it."""
+
+
+def _undefined_class() -> type:
+    import jinja2
+
+    class Undefined(jinja2.StrictUndefined):
+        """StrictUndefined (``default`` still works) whose error names an unset environment variable."""
+
+        @property
+        def _undefined_message(self) -> str:  # jinja2's hook for the error text
+            if isinstance(self._undefined_obj, EnvVars) and isinstance(self._undefined_name, str):
+                return f"environment variable {self._undefined_name} is not set"
+            return super()._undefined_message
+
+    return Undefined
 
 
 def load_config(
@@ -175,7 +194,7 @@ def render(doc: Any, variables: Mapping[str, Any], file: Path, key: str = "") ->
     """Render every string of ``doc`` with Jinja2; undefined names are errors."""
     import jinja2
 
-    environment = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    environment = jinja2.Environment(undefined=_undefined_class(), keep_trailing_newline=True)
 
     def walk(node: Any, where: str) -> Any:
         if isinstance(node, str):

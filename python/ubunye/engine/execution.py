@@ -47,6 +47,28 @@ class TaskResult:
     def ok(self) -> bool:
         return self.status == "success" and not self.record_errors
 
+    # ubunye-engine 0.8.0's run_task returned the outputs dict: a result reads like one
+    # (result["name"], keys(), items(), values(), in, iteration over output names).
+    def __getitem__(self, name: str) -> Any:
+        if name not in self.outputs:
+            raise KeyError(f"{self.task_path}: no output {name!r} (outputs: {', '.join(self.outputs) or 'none'})")
+        return self.outputs[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.outputs
+
+    def __iter__(self) -> Any:
+        return iter(self.outputs)
+
+    def keys(self) -> Any:
+        return self.outputs.keys()
+
+    def items(self) -> Any:
+        return self.outputs.items()
+
+    def values(self) -> Any:
+        return self.outputs.values()
+
     def reason(self) -> str:
         """One line: why the run failed, or why its record is missing."""
         if self.error is not None:
@@ -87,7 +109,7 @@ class TaskExecution:
         self.mode = mode
         self.config: TaskConfig = load_config(self.task_dir, mode=mode, dt=dt, dtf=dtf, variables=self.variables)
         self.code = TaskCode(self.task_dir)  # the task's own modules (and the bytes that ran)
-        self.task: Task = load_task(self.task_dir, self.code)  # before a backend (and maybe a JVM) starts
+        self.task: Task = load_task(self.task_dir, self.code, dict(self.config.raw))  # before a backend (and maybe a JVM) starts
         name = backend or self.config.engine.backend or "spark"
         self._owns_backend = backend_obj is None  # a backend handed in is closed by its owner
         if backend_obj is not None:

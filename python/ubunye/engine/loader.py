@@ -7,7 +7,7 @@ import inspect
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import Optional
+from typing import Any, Mapping, Optional
 
 from ubunye._names import task_folder_names
 from ubunye.engine.errors import TaskLoadError
@@ -76,13 +76,30 @@ def find_task_class(module: ModuleType, file: Path) -> type[Task]:
     return found[0]
 
 
-def load_task(task_dir: Path, code: Optional[TaskCode] = None) -> Task:
-    """Import the task folder's transformations and create its Task (with the task's modules)."""
+def load_task(task_dir: Path, code: Optional[TaskCode] = None, config: Optional[Mapping[str, Any]] = None) -> Task:
+    """Import the task folder's transformations and create its Task (with the task's modules).
+
+    ``config`` (the rendered config.yaml) becomes ``task.config``; a class whose
+    ``__init__`` takes ``config`` (ubunye-engine 0.8.0's ``Task(config)``) gets it there.
+    """
     code = code if code is not None else TaskCode(Path(task_dir))
     module = import_transformations(task_dir, code)
     cls = find_task_class(module, Path(task_dir) / "transformations.py")
+    settings = dict(config or {})
     try:
         with code.active():
-            return cls()
+            task = cls(config=settings) if _takes_config(cls) else cls()
+        if not isinstance(vars(task).get("config"), Mapping):
+            task.config = settings
+        return task
     except Exception as exc:
         raise TaskLoadError(f"{Path(task_dir) / 'transformations.py'}: {cls.__name__}() failed: {type(exc).__name__}: {exc}") from exc
+
+
+def _takes_config(cls: type) -> bool:
+    """Whether ``cls(config=...)`` is accepted (0.8.0 tasks override ``__init__(self, config)``)."""
+    try:
+        params = inspect.signature(cls).parameters
+    except (TypeError, ValueError):
+        return False
+    return "config" in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())

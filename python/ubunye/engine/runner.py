@@ -41,8 +41,14 @@ def run_task(
     hash_engine: Optional[str] = None,
     reuse_hashes: Optional[bool] = None,
     raise_on_error: bool = True,
+    profile: Optional[str] = None,
+    hooks: Any = None,
 ) -> TaskResult:
     """Run one task folder: read, check, transform, check, write (and record).
+
+    ubunye-engine 0.8.0's ``profile`` (a name that must be one of the config's
+    ``ENGINE.profiles``; ``mode`` picks the one applied) is checked before anything
+    runs; its ``hooks`` are refused (a TypeError saying what to use).
 
     A config or task that cannot be loaded raises before anything runs
     (:class:`~ubunye.engine.errors.ConfigError`, ``TaskLoadError``). A run that
@@ -52,6 +58,13 @@ def run_task(
     ``reuse_hashes=False`` hashes every input even when an earlier record
     already proved the same files (default: the config's, else True).
     """
+    if hooks is not None:
+        raise TypeError("run_task(hooks=...) (ubunye-engine 0.8.0) is not supported: the run record "
+                        "(lineage=True) holds the timings, expectations and hashes hooks collected")
+    if profile is not None:
+        from ubunye.engine.config import load_config
+
+        require_profile(load_config(Path(task_dir), mode=mode, dt=dt, dtf=dtf, variables=variables), profile)
     execution = TaskExecution(
         Path(task_dir),
         mode=mode,
@@ -69,6 +82,17 @@ def run_task(
     if raise_on_error and result.status != "success":
         raise TaskFailed(result) from result.error
     return result
+
+
+def require_profile(config: Any, profile: str) -> None:
+    """Raise :class:`ConfigError` unless ``profile`` is one of the config's ``ENGINE.profiles``."""
+    from ubunye.engine.errors import ConfigError
+
+    engine = config.raw.get("ENGINE")
+    profiles = (engine.get("profiles") if isinstance(engine, dict) else None) or {}
+    if profile not in profiles:
+        known = ", ".join(sorted(map(str, profiles))) or "none"
+        raise ConfigError(config.file, "ENGINE.profiles", f"no profile {profile!r} (defined: {known})")
 
 
 def run_pipeline(

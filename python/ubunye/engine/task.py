@@ -9,7 +9,9 @@
             people = sources["people"]          # a Spark or pandas DataFrame
             return {"adults": people[people["age"] >= 18]}
 
-The engine creates the task with no arguments and then sets ``params`` (the
+The engine creates the task (passing ``config``, the rendered config.yaml as a
+dict, when the class's ``__init__`` takes it, as ubunye-engine 0.8.0 did; it is
+``self.config`` either way) and then sets ``params`` (the
 config's ``CONFIG.transform.params``), ``backend`` (``"spark"`` or ``"pandas"``),
 ``spark`` (the session, on Spark), ``variables`` (the template variables) and
 ``task_dir`` before calling :meth:`setup` and :meth:`transform`.
@@ -28,6 +30,10 @@ class Task:
     spark: Any = None
     variables: Mapping[str, Any] = {}
     task_dir: Optional[Path] = None
+    config: Mapping[str, Any] = {}  # the rendered config.yaml (MODEL, VERSION, ENGINE, CONFIG)
+
+    def __init__(self, config: Optional[Mapping[str, Any]] = None) -> None:
+        self.config = dict(config or {})
 
     def bind(
         self,

@@ -43,14 +43,18 @@ def _task(usecase_dir: Path, lineage_dir: Optional[Path], u: Optional[str], p: O
 @lineage_group.command("list")
 @store_options
 @task_options
+@click.option("-n", "--n", "limit", type=click.IntRange(min=1), default=None,
+              help="Only the N newest runs (default: all).")
 @lineage_errors
 def list_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool,
-                 usecase: Optional[str], package: Optional[str], task: Optional[str]) -> None:
+                 usecase: Optional[str], package: Optional[str], task: Optional[str], limit: Optional[int]) -> None:
     """The task's runs, newest first."""
-    from ubunye.lineage.search import list_task_runs
+    from ubunye.lineage.search import RunList, list_task_runs
 
     ref = _task(usecase_dir, lineage_dir, usecase, package, task)
     result = list_task_runs(ref.store, ref.usecase, ref.package, ref.task)
+    if limit is not None:
+        result = RunList(result.runs[:limit], result.filters)
     if as_json:
         emit_json("list", result.to_dict())
     else:

@@ -48,10 +48,11 @@ def package_tasks(package_dir: Path) -> list[str]:
               help="Folder holding <usecase>/<package>/<task>/.")
 @click.option("-u", "--usecase", required=True, help="Usecase name.")
 @click.option("-p", "--package", required=True, help="Package name.")
-@click.option("-t", "--task", "tasks", multiple=True, help="Task to run (repeatable, run in order).")
+@click.option("-t", "--task", "--task-list", "tasks", multiple=True, help="Task to run (repeatable, run in order).")
 @click.option("--all", "run_all", is_flag=True, help="Run every task of the package (pipeline.yaml order, else by name).")
-@click.option("-dt", "--dt", "dt", default=None, help="The run date (template variable dt).")
-@click.option("-dtf", "--dtf", "dtf", default=None, help="The run date format (template variable dtf).")
+@click.option("-dt", "--dt", "--data-timestamp", "dt", default=None, help="The run date (template variable dt).")
+@click.option("-dtf", "--dtf", "--data-timestamp-format", "dtf", default=None,
+              help="The run date format (template variable dtf).")
 @click.option("-m", "--mode", default="DEV", show_default=True, help="Run mode (template variable mode).")
 @click.option("--var", "var_items", multiple=True, metavar="K=V", help="Extra template variable (repeatable).")
 @click.option("--backend", type=click.Choice(["spark", "pandas"]), default=None,
@@ -63,6 +64,8 @@ def package_tasks(package_dir: Path) -> list[str]:
               help="Where records go, relative to the usecase dir.")
 @click.option("--rehash-inputs", is_flag=True,
               help="Hash every input, even one whose files an earlier record already proved.")
+@click.option("--deploy-mode", default=None, metavar="client",
+              help="Accepted for ubunye-engine 0.8.0 scripts: only client (Spark runs in this process).")
 def run_command(
     usecase_dir: Path,
     usecase: str,
@@ -78,8 +81,10 @@ def run_command(
     lineage: bool,
     lineage_dir: str,
     rehash_inputs: bool,
+    deploy_mode: Optional[str],
 ) -> None:
     """Run tasks of USECASE/PACKAGE under USECASE_DIR."""
+    check_deploy_mode(deploy_mode)
     variables = _parse_vars(var_items)
     _check_names(usecase, package, tasks)
     package_dir = usecase_dir / usecase / package
@@ -98,6 +103,15 @@ def run_command(
                      backend=backend, hash_engine=hash_engine, lineage=lineage, lineage_dir=lineage_dir,
                      reuse_hashes=False if rehash_inputs else None)
     sys.exit(code)
+
+
+def check_deploy_mode(deploy_mode: Optional[str]) -> None:
+    """0.8.0's ``--deploy-mode``: ``client`` is what runs here anyway; anything else is refused."""
+    if deploy_mode is not None and deploy_mode.lower() != "client":
+        raise click.BadParameter(
+            f"{deploy_mode!r}: only client; ubunye run starts Spark in this process "
+            "(for cluster mode, spark-submit a script that calls ubunye.run_task)",
+            param_hint="--deploy-mode")
 
 
 def _check_names(usecase: str, package: str, tasks: Sequence[str], where: Optional[Path] = None) -> None:

@@ -1,0 +1,65 @@
+"""``python -m ubunye --task-dir DIR`` / ``ubunye --task-dir DIR``: run one task folder (0.8.0).
+
+Same run as ``ubunye run -d USECASE_DIR -u USECASE -p PACKAGE -t TASK`` for the
+folder ``USECASE_DIR/USECASE/PACKAGE/TASK``: the same record place (under the
+usecase folder), the same one line per task and the same exit codes.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import click
+
+from ubunye.cli.commands.run import _parse_vars, check_deploy_mode, run_tasks
+
+
+@click.command("task-dir", context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--task-dir", "task_dir", required=True, type=click.Path(path_type=Path),
+              help="The task folder <usecase_dir>/<usecase>/<package>/<task>.")
+@click.option("-m", "--mode", default="DEV", show_default=True, help="Run mode (template variable mode).")
+@click.option("-dt", "--dt", "--data-timestamp", "dt", default=None, help="The run date (template variable dt).")
+@click.option("-dtf", "--dtf", "--data-timestamp-format", "dtf", default=None,
+              help="The run date format (template variable dtf).")
+@click.option("--var", "var_items", multiple=True, metavar="K=V", help="Extra template variable (repeatable).")
+@click.option("--backend", type=click.Choice(["spark", "pandas"]), default=None,
+              help="Backend (default: the config's ENGINE.backend, else spark).")
+@click.option("--hash-engine", type=click.Choice(["spark-native", "spark-sql"]), default=None,
+              help="Force a Spark hash engine (spark-sql: the mapInArrow fallback, no plugin jar).")
+@click.option("--lineage", is_flag=True, help="Write a run record.")
+@click.option("--lineage-dir", default=".ubunye/lineage", show_default=True,
+              help="Where records go, relative to the usecase dir.")
+@click.option("--rehash-inputs", is_flag=True,
+              help="Hash every input, even one whose files an earlier record already proved.")
+@click.option("--deploy-mode", default=None, metavar="client",
+              help="Accepted for ubunye-engine 0.8.0 scripts: only client (Spark runs in this process).")
+def task_dir_command(task_dir: Path, mode: str, dt: Optional[str], dtf: Optional[str], var_items: tuple[str, ...],
+                     backend: Optional[str], hash_engine: Optional[str], lineage: bool, lineage_dir: str,
+                     rehash_inputs: bool, deploy_mode: Optional[str]) -> None:
+    """Run the task folder given by --task-dir."""
+    from ubunye._names import task_folder_names
+    from ubunye.cli.render import fail
+
+    check_deploy_mode(deploy_mode)
+    variables = _parse_vars(var_items)
+    if not task_dir.is_dir():
+        raise click.UsageError(f"no task folder {task_dir}")
+    try:
+        usecase_dir, usecase, package, task = task_folder_names(task_dir)
+    except ValueError as exc:
+        fail(f"--task-dir {task_dir}: {' '.join(str(exc).split())}")
+    code = run_tasks(usecase_dir, usecase, package, [task], dt=dt, dtf=dtf, mode=mode, variables=variables,
+                     backend=backend, hash_engine=hash_engine, lineage=lineage, lineage_dir=lineage_dir,
+                     reuse_hashes=False if rehash_inputs else None)
+    sys.exit(code)
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    """Run the command; return the exit code (as ``ubunye.cli.app.main`` does)."""
+    try:
+        task_dir_command.main(args=argv, prog_name="python -m ubunye", standalone_mode=True)
+    except SystemExit as exc:
+        code = exc.code
+        return code if isinstance(code, int) else (0 if code is None else 1)
+    return 0

@@ -1,0 +1,77 @@
+"""``ubunye validate``: check task folders without running them (also ``ubunye config``,
+ubunye-engine 0.8.0's name for the same check).
+
+Each task's ``config.yaml`` is read, rendered and validated with the run's
+variables, and its ``transformations.py`` imported (its one Task class found),
+exactly as ``ubunye run`` does before anything is read. One line per task;
+exit 0 when all are valid, 1 when one is not, 2 for usage errors.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import click
+
+from ubunye.cli.commands.run import PIPELINE_FILE, _check_names, _parse_vars, package_tasks
+
+
+@click.command("validate")
+@click.option("-d", "--usecase-dir", "usecase_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Folder holding <usecase>/<package>/<task>/.")
+@click.option("-u", "--usecase", required=True, help="Usecase name.")
+@click.option("-p", "--package", required=True, help="Package name.")
+@click.option("-t", "--task", "--task-list", "tasks", multiple=True, help="Task to check (repeatable).")
+@click.option("--all", "run_all", is_flag=True, help="Check every task of the package.")
+@click.option("-m", "--mode", default="DEV", show_default=True, help="Run mode (template variable mode).")
+@click.option("--profile", default=None,
+              help="Check with this mode, which must be one of the config's ENGINE.profiles (0.8.0's --profile).")
+@click.option("-dt", "--dt", "--data-timestamp", "dt", default=None, help="The run date (template variable dt).")
+@click.option("-dtf", "--dtf", "--data-timestamp-format", "dtf", default=None,
+              help="The run date format (template variable dtf).")
+@click.option("--var", "var_items", multiple=True, metavar="K=V", help="Extra template variable (repeatable).")
+def validate_command(usecase_dir: Path, usecase: str, package: str, tasks: tuple[str, ...], run_all: bool,
+                     mode: str, profile: Optional[str], dt: Optional[str], dtf: Optional[str],
+                     var_items: tuple[str, ...]) -> None:
+    """Check the config and task code of tasks of USECASE/PACKAGE, running nothing."""
+    variables = _parse_vars(var_items)
+    _check_names(usecase, package, tasks)
+    package_dir = usecase_dir / usecase / package
+    if not package_dir.is_dir():
+        raise click.UsageError(f"no package folder {package_dir}")
+    if run_all and tasks:
+        raise click.UsageError("give -t TASK or --all, not both")
+    names = package_tasks(package_dir) if run_all else list(tasks)
+    _check_names(usecase, package, names, where=package_dir / PIPELINE_FILE if run_all else None)
+    if not names:
+        raise click.UsageError("no task to check: give -t TASK or --all")
+    failed = 0
+    for name in names:
+        problem = check_task(package_dir / name, mode=profile or mode, profile=profile, dt=dt, dtf=dtf,
+                             variables=variables)
+        if problem is None:
+            click.echo(f"ok   {usecase}/{package}/{name}")
+        else:
+            click.echo(f"FAIL {usecase}/{package}/{name}: {problem}", err=True)
+            failed += 1
+    sys.exit(1 if failed else 0)
+
+
+def check_task(task_dir: Path, *, mode: str, profile: Optional[str], **options: object) -> Optional[str]:
+    """Why the task folder cannot run (one line), or None when its config and code load."""
+    from ubunye.engine.config import load_config
+    from ubunye.engine.errors import EngineError
+    from ubunye.engine.loader import load_task
+    from ubunye.engine.runner import require_profile
+
+    if not task_dir.is_dir():
+        return f"no task folder {task_dir}"
+    try:
+        config = load_config(task_dir, mode=mode, **options)  # type: ignore[arg-type]
+        if profile is not None:
+            require_profile(config, profile)
+        load_task(task_dir, config=dict(config.raw))
+    except EngineError as exc:
+        return " ".join(str(exc).split())
+    return None
