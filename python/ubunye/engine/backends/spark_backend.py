@@ -60,7 +60,7 @@ class SparkBackend(Backend):
     """Reads and writes with a SparkSession (the active one, or a local one it starts)."""
 
     name = "spark"
-    formats = ("parquet", "csv", "json", "delta", "table")
+    formats = ("parquet", "csv", "json", "delta", "table", "jdbc")
 
     def __init__(
         self,
@@ -104,7 +104,9 @@ class SparkBackend(Backend):
         version: Optional[int] = None
         if spec.format in ("delta", "table") and spec.version is not None:
             options["versionAsOf"] = spec.version
-        if spec.format == "table":
+        if spec.format == "jdbc":  # url, dbtable or query, user, password: spec.connection (never recorded)
+            frame = self.spark.read.format("jdbc").options(**options).options(**spec.connection).load()
+        elif spec.format == "table":
             reader = self.spark.read.options(**options)
             frame = reader.table(spec.table)
             version = spec.version if spec.version is not None else delta_version_of(self.spark, table=spec.table)
@@ -121,6 +123,12 @@ class SparkBackend(Backend):
     def _exists(self, spec: IOSpec) -> bool:
         if spec.format == "table":
             return table_exists(self.spark, str(spec.table))
+        if spec.format == "jdbc":
+            try:  # the table answers a query for its columns
+                self.spark.read.format("jdbc").options(**spec.connection).load().schema
+            except Exception:  # noqa: BLE001 - no such table (or no way to reach it: the write says why)
+                return False
+            return True
         from ubunye.spark._compat import hadoop_path_exists, is_connect
 
         if not is_connect(self.spark):
@@ -180,6 +188,8 @@ class SparkBackend(Backend):
             writer = writer.option("header", True)
         if spec.format == "table":
             writer.saveAsTable(spec.table)
+        elif spec.format == "jdbc":
+            writer.format("jdbc").options(**spec.connection).save()
         else:
             writer.format(spec.format).save(spec.path)
 
