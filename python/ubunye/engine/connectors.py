@@ -21,8 +21,9 @@ are refused before anything runs, naming the connector and the file.
 """
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
-from typing import Any, Mapping, Optional
+from typing import Any, Iterator, Mapping, Optional
 
 from ubunye.engine.errors import ConfigError
 
@@ -110,7 +111,7 @@ def to_native(body: Mapping[str, Any], direction: str, file: Path, key: str,
                               f"unknown key for format {connector!r}; expected one of {', '.join(allowed)}")
         if direction == "input" and k in _OUTPUT_ONLY:
             raise ConfigError(file, f"{key}.{k}", f"only outputs take {k}; this is an input")
-        if k in _WHY and body[k] is not None:
+        if k in _WHY and body[k] is not None and connector != "jdbc":  # jdbc reads a query (its location names it)
             raise ConfigError(file, f"{key}.{k}", f"not supported: {_WHY[k]}")
     if "partitionBy" in body and "partition_by" in body:
         raise ConfigError(file, f"{key}.partitionBy", "give partitionBy or partition_by, not both")
@@ -224,3 +225,18 @@ def _jdbc(body: Mapping[str, Any], native: dict[str, Any], direction: str, file:
     location = mask_text(f"{url} {what}", secrets)
     native.update(format="jdbc", table=connection.get("dbtable"), options=options)
     return native, {"connection": connection, "location": location}
+
+
+@contextlib.contextmanager
+def jdbc_errors(spec: Any) -> Iterator[None]:
+    """Re-raise a failed jdbc read or write as one line with the password masked (and without
+    the original traceback, whose frames hold the connection settings)."""
+    from ubunye.engine.errors import IOSpecError
+    from ubunye.lineage.masking import mask_text
+
+    try:
+        yield
+    except Exception as exc:  # noqa: BLE001 - any driver error may quote its settings
+        password = spec.connection.get("password")
+        text = mask_text(f"{type(exc).__name__}: {' '.join(str(exc).split())}", [password] if password else [])
+        raise IOSpecError(f"{spec.direction} {spec.name!r} ({spec.location}): {text}") from None

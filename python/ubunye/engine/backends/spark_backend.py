@@ -88,6 +88,11 @@ class SparkBackend(Backend):
 
     # --- reading -----------------------------------------------------------
     def read(self, spec: IOSpec) -> ReadResult:
+        if spec.format == "jdbc":
+            from ubunye.engine.connectors import jdbc_errors
+
+            with jdbc_errors(spec):
+                return self._read(spec)
         try:
             return self._read(spec)
         except Exception as exc:
@@ -154,7 +159,13 @@ class SparkBackend(Backend):
         else:
             frame_to_write = frame
         try:
-            self._save(frame_to_write, spec)
+            if spec.format == "jdbc":
+                from ubunye.engine.connectors import jdbc_errors
+
+                with jdbc_errors(spec):
+                    self._save(frame_to_write, spec)
+            else:
+                self._save(frame_to_write, spec)
         except BaseException:
             if observation is not None:  # nothing will read it
                 self._observer.discard(observation, self.spark)
