@@ -148,8 +148,8 @@ def test_jdbc_errors_mask_the_password_and_name_the_step(tmp_path: Path) -> None
     spec = load_config(task).inputs["a"]
     with pytest.raises(IOSpecError) as err:
         with jdbc_errors(spec):
-            raise RuntimeError(f"login failed for password {PASSWORD}\n at driver")
-    assert str(err.value) == "input 'a' (jdbc:x:db table t): RuntimeError: login failed for password *** at driver"
+            raise RuntimeError(f"login failed for password {PASSWORD}\n\tat org.driver.Login(Login.java:1)")
+    assert str(err.value) == "input 'a' (jdbc:x:db table t): RuntimeError: login failed for password ***"
     assert err.value.__cause__ is None and err.value.__suppress_context__
 
 

@@ -238,5 +238,8 @@ def jdbc_errors(spec: Any) -> Iterator[None]:
         yield
     except Exception as exc:  # noqa: BLE001 - any driver error may quote its settings
         password = spec.connection.get("password")
-        text = mask_text(f"{type(exc).__name__}: {' '.join(str(exc).split())}", [password] if password else [])
+        lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+        message = " ".join(line for line in lines if not line.startswith("at "))  # no JVM stack frames
+        message = " ".join(message.split(" at org.")[0].split())  # nor a one-line trace's
+        text = mask_text(f"{type(exc).__name__}: {message}", [password] if password else [])
         raise IOSpecError(f"{spec.direction} {spec.name!r} ({spec.location}): {text}") from None
