@@ -92,6 +92,17 @@ def test_unity_output_is_delta_unless_file_format_says_otherwise(tmp_path: Path)
     cfg = load_config(task)
     assert dict(cfg.outputs["o"].options) == {"using": "delta", "overwriteSchema": "true"}
     assert dict(cfg.outputs["p"].options) == {"using": "parquet"}
+    assert cfg.outputs["p"].mode == "append"  # 0.8.0's unity writer appends by default
+
+
+def test_default_write_modes_follow_080_writers(tmp_path: Path) -> None:
+    task = write(tmp_path, config("    a: {format: s3, path: /in}",
+                                  outputs="u: {format: unity, table: c.s.t, mode: overwrite}\n"
+                                          "    j: {format: jdbc, url: 'jdbc:x', table: t}\n"
+                                          "    s: {format: s3, path: /o}\n"
+                                          "    h: {format: hive, table: h}"))
+    modes = {name: spec.mode for name, spec in load_config(task).outputs.items()}
+    assert modes == {"u": "overwrite", "j": "append", "s": "overwrite", "h": "overwrite"}
 
 
 def test_delta_by_path_or_by_table(tmp_path: Path) -> None:

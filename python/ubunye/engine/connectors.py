@@ -119,6 +119,8 @@ def to_native(body: Mapping[str, Any], direction: str, file: Path, key: str,
         raise ConfigError(file, f"{key}.mode", "mode 'merge' (a Delta MERGE) is not supported; expected overwrite, "
                                                "append, ignore or errorifexists (merge in transformations.py)")
     native: dict[str, Any] = {k: body[k] for k in ("options", "mode", "version") if k in body}
+    if direction == "output" and body.get("mode") is None and connector in ("unity", "jdbc"):
+        native["mode"] = "append"  # 0.8.0's unity and jdbc writers append unless told otherwise
     pb = body.get("partitionBy", body.get("partition_by"))
     if pb is not None:
         native["partition_by"] = pb
