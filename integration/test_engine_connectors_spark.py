@@ -81,7 +81,8 @@ CONFIG:
     src: {format: s3, path: "{{ data }}", file_format: parquet}
   transform: {type: noop, params: {outputs: [u, h]}}
   outputs:
-    u: {format: unity, table: people_u, file_format: parquet, mode: overwrite}
+    u: {format: unity, table: people_u, file_format: parquet, mode: overwrite,
+        options: {comment: "People's table", tblproperties: {quality: bronze}}}
     h: {format: hive, db_name: "{{ db }}", tbl_name: people_h, file_format: parquet}
 """
 TABLES_READ = """
@@ -107,6 +108,9 @@ def test_unity_and_hive_tables_are_qualified_by_catalog_and_schema_name(engine_s
     assert got["u"]["location"] == f"spark_catalog.{database}.people_u" and got["u"]["format"] == "table"
     assert got["h"]["location"] == f"spark_catalog.{database}.people_h"
     assert engine_spark.table(f"{database}.people_u").count() == 4
+    described = {r[0]: r[1] for r in engine_spark.sql(f"DESCRIBE TABLE EXTENDED {database}.people_u").collect()}
+    assert described["Comment"] == "People's table" and "quality=bronze" in described["Table Properties"]
+    assert "comment" not in described.get("Storage Properties", "")  # not passed on as a writer option
     assert engine_spark.table(f"{database}.people_h").count() == 4
     read = run_task(make_task(tmp_path, "read", TABLES_READ), spark=engine_spark, lineage=True, variables=variables)
     got = steps(record_of(read))

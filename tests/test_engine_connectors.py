@@ -95,6 +95,26 @@ def test_unity_output_is_delta_unless_file_format_says_otherwise(tmp_path: Path)
     assert cfg.outputs["p"].mode == "append"  # 0.8.0's unity writer appends by default
 
 
+def test_unity_comment_and_tblproperties_are_table_settings_not_writer_options(tmp_path: Path) -> None:
+    task = write(tmp_path, config("    a: {format: s3, path: /in}", outputs=(
+        "u: {format: unity, table: c.s.t, options: {overwriteSchema: 'true', comment: \"Survival by class\","
+        " tblproperties: {quality: bronze, delta.appendOnly: false}}}\n"
+        "    h: {format: hive, table: h, options: {comment: c}}\n"
+        "    p: {format: s3, path: /o}")))
+    out = load_config(task).outputs
+    u = out["u"]
+    assert dict(u.options) == {"using": "delta", "overwriteSchema": "true"}
+    assert (u.table_comment, dict(u.table_properties)) == ("Survival by class",
+                                                           {"quality": "bronze", "delta.appendOnly": "false"})
+    assert (dict(out["h"].options), out["h"].table_comment) == ({}, "c")
+    assert (out["p"].table_comment, dict(out["p"].table_properties)) == (None, {})
+    bad = write(tmp_path / "bad", config("    a: {format: s3, path: /in}",
+                                         outputs="u: {format: unity, table: t, options: {tblproperties: [a]}}"))
+    with pytest.raises(ConfigError) as err:
+        load_config(bad)
+    assert err.value.key == "CONFIG.outputs.u.options.tblproperties"
+
+
 def test_default_write_modes_follow_080_writers(tmp_path: Path) -> None:
     task = write(tmp_path, config("    a: {format: s3, path: /in}",
                                   outputs="u: {format: unity, table: c.s.t, mode: overwrite}\n"

@@ -66,6 +66,9 @@ class IOSpec:
     # jdbc: url, dbtable or query, user, password, driver (never recorded: see ubunye.engine.connectors)
     connection: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
     label: Optional[str] = None  # the recorded location when it is not a path or table (jdbc)
+    # table outputs (0.8.0's unity writer): set on the table after the write
+    table_comment: Optional[str] = None
+    table_properties: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def location(self) -> str:
@@ -387,6 +390,8 @@ def _io(name: str, spec: Any, direction: str, file: Path, engine: Optional[Engin
         version=version,
         schema=schema if direction == "input" else None,
         connection=dict(extra.get("connection", {})),
+        table_comment=extra.get("comment"),
+        table_properties=dict(extra.get("tblproperties", {})),
         label=extra.get("location"),
     )
 

@@ -128,9 +128,12 @@ def to_native(body: Mapping[str, Any], direction: str, file: Path, key: str,
     if connector in ("unity", "hive"):
         native["format"] = "table"
         native["table"] = qualify(_table_name(body, connector, file, key), catalog, schema)
+        if direction == "output":
+            extra.update(_table_settings(body, file, key))
         using = body.get("file_format", "delta" if connector == "unity" else None)
-        if direction == "output" and using is not None:
-            native["options"] = {"using": str(using).lower(), **_options(body, file, key)}
+        if direction == "output":
+            provider = {} if using is None else {"using": str(using).lower()}
+            native["options"] = {**provider, **_options(body, file, key, plain=True)}
         elif direction == "input" and body.get("file_format") is not None:
             raise ConfigError(file, f"{key}.file_format", "only outputs take file_format (a table is read as it is)")
     elif connector == "delta":
@@ -167,13 +170,34 @@ def _text(value: Any, file: Path, key: str) -> str:
     return str(value)
 
 
-def _options(body: Mapping[str, Any], file: Path, key: str) -> dict[str, Any]:
+def _options(body: Mapping[str, Any], file: Path, key: str, plain: bool = False) -> dict[str, Any]:
+    """The writer options (``plain``: without the unity writer's ``comment`` and ``tblproperties``)."""
     options = body.get("options") or {}
     if not isinstance(options, dict):
         raise ConfigError(file, f"{key}.options", "expected a mapping")
+    if plain:
+        options = {k: v for k, v in options.items() if str(k).lower() not in ("comment", "tblproperties")}
     if any(str(k).lower() == "using" for k in options):
         raise ConfigError(file, f"{key}.options.using", "give the table's provider as file_format")
     return dict(options)
+
+
+def _table_settings(body: Mapping[str, Any], file: Path, key: str) -> dict[str, Any]:
+    """0.8.0's unity writer options set on the table after the write: ``comment`` and ``tblproperties``."""
+    options = body.get("options") or {}
+    if not isinstance(options, dict):
+        raise ConfigError(file, f"{key}.options", "expected a mapping")
+    out: dict[str, Any] = {}
+    for name, value in options.items():
+        where = f"{key}.options.{name}"
+        if str(name).lower() == "comment":
+            out["comment"] = _text(value, file, where)
+        elif str(name).lower() == "tblproperties":
+            if not isinstance(value, dict) or any(v is None or isinstance(v, (dict, list)) for v in value.values()):
+                raise ConfigError(file, where, f"expected a mapping of property names to values; got {value!r}")
+            out["tblproperties"] = {str(k): str(v).lower() if isinstance(v, bool) else str(v)
+                                    for k, v in value.items()}
+    return out
 
 
 def _table_name(body: Mapping[str, Any], connector: str, file: Path, key: str) -> str:

@@ -171,7 +171,8 @@ class SparkBackend(Backend):
                 self._observer.discard(observation, self.spark)
             raise
         self._observer.after_write(frame_to_write)
-        version = self._written_version(spec)
+        version = self._written_version(spec)  # the data's version (a comment below may add one)
+        self._describe_table(spec)
         if not hash_output:
             return WriteResult(written=True, delta_version=version)
         fp = None
@@ -203,6 +204,17 @@ class SparkBackend(Backend):
             writer.format("jdbc").options(**spec.connection).save()
         else:
             writer.format(spec.format).save(spec.path)
+
+    def _describe_table(self, spec: IOSpec) -> None:
+        """A table output's comment and properties (0.8.0's unity writer set them after writing)."""
+        def literal(text: str) -> str:
+            return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+        if spec.table_comment is not None:
+            self.spark.sql(f"COMMENT ON TABLE {spec.table} IS {literal(spec.table_comment)}")
+        if spec.table_properties:
+            props = ", ".join(f"{literal(k)} = {literal(v)}" for k, v in spec.table_properties.items())
+            self.spark.sql(f"ALTER TABLE {spec.table} SET TBLPROPERTIES ({props})")
 
     def _written_version(self, spec: IOSpec) -> Optional[int]:
         if spec.format == "delta":
