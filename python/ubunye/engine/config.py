@@ -41,7 +41,8 @@ MODES = ("overwrite", "append", "ignore", "errorifexists")
 _MODE_ALIASES = {"error": "errorifexists", "default": "errorifexists"}
 _TOP_KEYS = ("MODEL", "VERSION", "ENGINE", "CONFIG")
 _CONFIG_KEYS = ("inputs", "outputs", "transform", "expectations", "monitors")
-_ENGINE_KEYS = ("time_zone", "spark_conf", "profiles", "backend")
+_ENGINE_KEYS = ("time_zone", "spark_conf", "profiles", "backend", "catalog", "schema_name")
+_PROFILE_KEYS = ("spark_conf", "time_zone", "catalog", "schema_name")
 _INPUT_KEYS = ("format", "path", "table", "options", "schema", "version")
 _OUTPUT_KEYS = ("format", "path", "table", "mode", "options", "partition_by")
 # The engine's reader defaults, on both backends (lower-case names, Spark's string values).
@@ -63,10 +64,18 @@ class IOSpec:
     partition_by: tuple[str, ...] = ()
     version: Optional[int] = None  # Delta: read this version (time travel)
     schema: Optional[str] = None  # inputs: an explicit schema, a Spark DDL string (``.schema(ddl)``)
+    # jdbc: url, dbtable or query, user, password, driver (never recorded: see ubunye.engine.connectors)
+    connection: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
+    label: Optional[str] = None  # the recorded location when it is not a path or table (jdbc)
+    # table outputs (0.8.0's unity writer): set on the table after the write
+    table_comment: Optional[str] = None
+    table_properties: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def location(self) -> str:
         """The path or table name, as recorded on the step."""
+        if self.label is not None:
+            return self.label
         return self.path if self.path is not None else str(self.table)
 
     def reader_options(self) -> dict[str, str]:
@@ -106,6 +115,8 @@ class EngineSettings:
     time_zone: Optional[str] = None
     spark_conf: Mapping[str, str] = field(default_factory=dict)
     backend: Optional[str] = None
+    catalog: Optional[str] = None  # qualifies unqualified table names (0.8.0's USE CATALOG)
+    schema_name: Optional[str] = None  # ... and USE SCHEMA
 
 
 @dataclass(frozen=True)
@@ -255,11 +266,11 @@ def validate(doc: Any, file: Path, *, mode: str = "DEV") -> TaskConfig:
     config = _mapping(top["CONFIG"], file, "CONFIG", required=True)
     _unknown(config, _CONFIG_KEYS, file, "CONFIG")
     inputs = {
-        name: _io(name, spec, "input", file)
+        name: _io(name, spec, "input", file, engine)
         for name, spec in _mapping(config.get("inputs"), file, "CONFIG.inputs").items()
     }
     outputs = {
-        name: _io(name, spec, "output", file)
+        name: _io(name, spec, "output", file, engine)
         for name, spec in _mapping(config.get("outputs"), file, "CONFIG.outputs").items()
     }
     if not outputs:
@@ -269,8 +280,9 @@ def validate(doc: Any, file: Path, *, mode: str = "DEV") -> TaskConfig:
         raise ConfigError(file, f"CONFIG.outputs.{both[0]}", "the same name is also an input; names must differ")
     transform = _mapping(config.get("transform"), file, "CONFIG.transform")
     _unknown(transform, ("params", "type"), file, "CONFIG.transform")
-    if transform.get("type", "task") != "task":
-        raise ConfigError(file, "CONFIG.transform.type", f"expected 'task'; got {transform['type']!r}")
+    if transform.get("type", "task") != "task":  # 0.8.0's noop / model ...: transformations.py runs anyway
+        warnings.warn(f"{file}: CONFIG.transform.type {transform['type']!r} is ignored: the task's "
+                      "transformations.py runs", ConfigDeprecationWarning, stacklevel=2)
     params = _mapping(transform.get("params"), file, "CONFIG.transform.params")
     expectations = parse_expectations(_mapping(config.get("expectations"), file, "CONFIG.expectations"),
                                       inputs, outputs, file)
@@ -294,33 +306,47 @@ def _engine(section: dict[str, Any], file: Path, mode: str) -> EngineSettings:
     conf = {str(k): str(v) for k, v in _mapping(section.get("spark_conf"), file, "ENGINE.spark_conf").items()}
     profiles = _mapping(section.get("profiles"), file, "ENGINE.profiles")
     time_zone = section.get("time_zone")
+    naming = {k: section.get(k) for k in ("catalog", "schema_name")}
     if mode in profiles:
         profile = _mapping(profiles[mode], file, f"ENGINE.profiles.{mode}")
-        _unknown(profile, ("spark_conf", "time_zone"), file, f"ENGINE.profiles.{mode}")
+        _unknown(profile, _PROFILE_KEYS, file, f"ENGINE.profiles.{mode}")
         conf.update({str(k): str(v) for k, v in _mapping(profile.get("spark_conf"), file, f"ENGINE.profiles.{mode}.spark_conf").items()})
         time_zone = profile.get("time_zone", time_zone)
+        naming = {k: profile[k] if profile.get(k) is not None else naming[k] for k in naming}
     if time_zone is None:
         time_zone = conf.get("spark.sql.session.timeZone")
     backend = section.get("backend")
     if backend is not None and backend not in ("spark", "pandas"):
         raise ConfigError(file, "ENGINE.backend", f"expected one of spark, pandas; got {backend!r}")
     tz = None if time_zone is None else _text(time_zone, file, "ENGINE.time_zone")
-    return EngineSettings(time_zone=tz, spark_conf=conf, backend=backend)
+    names = {k: None if v is None else _text(v, file, f"ENGINE.{k}") for k, v in naming.items()}
+    return EngineSettings(time_zone=tz, spark_conf=conf, backend=backend, **names)
 
 
-def _io(name: str, spec: Any, direction: str, file: Path) -> IOSpec:
+def _io(name: str, spec: Any, direction: str, file: Path, engine: Optional[EngineSettings] = None) -> IOSpec:
+    from ubunye.engine import connectors
+
     key = f"CONFIG.{direction}s.{name}"
     body = _mapping(spec, file, key, required=True)
-    _unknown(body, _INPUT_KEYS if direction == "input" else _OUTPUT_KEYS, file, key)
     fmt = body.get("format")
     if fmt is None:
         raise ConfigError(file, f"{key}.format", f"missing; expected one of {', '.join(FORMATS)}")
+    extra: dict[str, Any] = {}
     fmt = str(fmt).lower()
-    if fmt not in FORMATS:
-        raise ConfigError(file, f"{key}.format", f"expected one of {', '.join(FORMATS)}; got {body['format']!r}")
+    if connectors.is_connector(fmt) and (fmt != "delta" or connectors.uses_080_keys(body)):
+        body, extra = connectors.to_native(body, direction, file, key, engine.catalog if engine else None,
+                                           engine.schema_name if engine else None)
+        fmt = body["format"]
+    elif fmt == "table" and engine is not None and body.get("table") is not None:
+        body = {**body, "table": connectors.qualify(str(body["table"]), engine.catalog, engine.schema_name)}
+    if fmt not in FORMATS and fmt != "jdbc":
+        raise connectors.refuse_unknown_format(body["format"], file, key, FORMATS)
+    _unknown(body, _INPUT_KEYS if direction == "input" else _OUTPUT_KEYS, file, key)
     path = body.get("path")
     table = body.get("table")
-    if fmt == "table":
+    if fmt == "jdbc":
+        pass  # where it is: extra["connection"] (connectors.to_native checked it)
+    elif fmt == "table":
         if table is None:
             raise ConfigError(file, f"{key}.table", "missing; format 'table' needs a catalog table name")
         if path is not None:
@@ -379,6 +405,10 @@ def _io(name: str, spec: Any, direction: str, file: Path) -> IOSpec:
         partition_by=partition_by,
         version=version,
         schema=schema if direction == "input" else None,
+        connection=dict(extra.get("connection", {})),
+        table_comment=extra.get("comment"),
+        table_properties=dict(extra.get("tblproperties", {})),
+        label=extra.get("location"),
     )
 
 

@@ -122,6 +122,9 @@ class PandasBackend(Backend):
         self.time_zone = "UTC"
 
     def check_spec(self, spec: IOSpec) -> None:
+        if spec.format == "jdbc":
+            raise IOSpecError(f"{spec.direction} {spec.name!r}: format 'jdbc' needs the Spark backend "
+                              "(--backend spark); the pandas backend reads and writes files only")
         super().check_spec(spec)
         if spec.direction == "input":
             reader_settings(spec)

@@ -60,7 +60,7 @@ class SparkBackend(Backend):
     """Reads and writes with a SparkSession (the active one, or a local one it starts)."""
 
     name = "spark"
-    formats = ("parquet", "csv", "json", "delta", "table")
+    formats = ("parquet", "csv", "json", "delta", "table", "jdbc")
 
     def __init__(
         self,
@@ -88,6 +88,11 @@ class SparkBackend(Backend):
 
     # --- reading -----------------------------------------------------------
     def read(self, spec: IOSpec) -> ReadResult:
+        if spec.format == "jdbc":
+            from ubunye.engine.connectors import jdbc_errors
+
+            with jdbc_errors(spec):
+                return self._read(spec)
         try:
             return self._read(spec)
         except Exception as exc:
@@ -104,7 +109,9 @@ class SparkBackend(Backend):
         version: Optional[int] = None
         if spec.format in ("delta", "table") and spec.version is not None:
             options["versionAsOf"] = spec.version
-        if spec.format == "table":
+        if spec.format == "jdbc":  # url, dbtable or query, user, password: spec.connection (never recorded)
+            frame = self.spark.read.format("jdbc").options(**options).options(**spec.connection).load()
+        elif spec.format == "table":
             reader = self.spark.read.options(**options)
             frame = reader.table(spec.table)
             version = spec.version if spec.version is not None else delta_version_of(self.spark, table=spec.table)
@@ -121,6 +128,12 @@ class SparkBackend(Backend):
     def _exists(self, spec: IOSpec) -> bool:
         if spec.format == "table":
             return table_exists(self.spark, str(spec.table))
+        if spec.format == "jdbc":
+            try:  # the table answers a query for its columns
+                self.spark.read.format("jdbc").options(**spec.connection).load().schema
+            except Exception:  # noqa: BLE001 - no such table (or no way to reach it: the write says why)
+                return False
+            return True
         from ubunye.spark._compat import hadoop_path_exists, is_connect
 
         if not is_connect(self.spark):
@@ -146,13 +159,20 @@ class SparkBackend(Backend):
         else:
             frame_to_write = frame
         try:
-            self._save(frame_to_write, spec)
+            if spec.format == "jdbc":
+                from ubunye.engine.connectors import jdbc_errors
+
+                with jdbc_errors(spec):
+                    self._save(frame_to_write, spec)
+            else:
+                self._save(frame_to_write, spec)
         except BaseException:
             if observation is not None:  # nothing will read it
                 self._observer.discard(observation, self.spark)
             raise
         self._observer.after_write(frame_to_write)
-        version = self._written_version(spec)
+        version = self._written_version(spec)  # the data's version (a comment below may add one)
+        self._describe_table(spec)
         if not hash_output:
             return WriteResult(written=True, delta_version=version)
         fp = None
@@ -180,8 +200,21 @@ class SparkBackend(Backend):
             writer = writer.option("header", True)
         if spec.format == "table":
             writer.saveAsTable(spec.table)
+        elif spec.format == "jdbc":
+            writer.format("jdbc").options(**spec.connection).save()
         else:
             writer.format(spec.format).save(spec.path)
+
+    def _describe_table(self, spec: IOSpec) -> None:
+        """A table output's comment and properties (0.8.0's unity writer set them after writing)."""
+        def literal(text: str) -> str:
+            return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+        if spec.table_comment is not None:
+            self.spark.sql(f"COMMENT ON TABLE {spec.table} IS {literal(spec.table_comment)}")
+        if spec.table_properties:
+            props = ", ".join(f"{literal(k)} = {literal(v)}" for k, v in spec.table_properties.items())
+            self.spark.sql(f"ALTER TABLE {spec.table} SET TBLPROPERTIES ({props})")
 
     def _written_version(self, spec: IOSpec) -> Optional[int]:
         if spec.format == "delta":
