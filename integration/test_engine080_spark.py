@@ -123,6 +123,6 @@ def test_survival_by_class_writes_the_profile_catalog_table(
         (out,) = record["outputs"]
         assert out["row_count"] == len(want)
         assert out["data_hash"] == ubunye.fingerprint(table).data_hash
-        assert not engine_spark.catalog.tableExists("survival_by_class", "default")
+        assert not engine_spark.catalog.tableExists("default.survival_by_class")
     finally:
         engine_spark.sql(f"DROP DATABASE IF EXISTS {schema} CASCADE")
