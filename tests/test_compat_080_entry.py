@@ -330,8 +330,9 @@ def test_ubunye_task_dir_in_process_and_command_first_is_not_routed(tmp_path: Pa
     from ubunye.cli.app import main
 
     task = make_task(tmp_path)
-    assert main(["--task-dir", str(task), "--data-timestamp", "2024-09-09"]) == 0
-    assert amounts(task / "out/2024-09-09/DEV") == [10, 20]
+    # no --mode: PROD, as 0.8.0's python -m ubunye defaults it; --log-level as it takes it
+    assert main(["--task-dir", str(task), "--data-timestamp", "2024-09-09", "--log-level", "warning"]) == 0
+    assert amounts(task / "out/2024-09-09/PROD") == [10, 20]
     # a command given first is the command: its own options, not the --task-dir run
     assert main(["run", "-d", str(tmp_path), "-u", "shop", "-p", "daily", "--task-dir", str(task)]) == 2
     assert "No such option '--task-dir'" in capsys.readouterr().err

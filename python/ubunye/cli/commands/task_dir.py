@@ -18,7 +18,8 @@ from ubunye.cli.commands.run import _parse_vars, check_deploy_mode, run_tasks
 @click.command("task-dir", context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--task-dir", "task_dir", required=True, type=click.Path(path_type=Path),
               help="The task folder <usecase_dir>/<usecase>/<package>/<task>.")
-@click.option("-m", "--mode", default="DEV", show_default=True, help="Run mode (template variable mode).")
+@click.option("-m", "--mode", default="PROD", show_default=True,
+              help="Run mode (template variable mode); PROD by default, as ubunye-engine 0.8.0's python -m ubunye.")
 @click.option("-dt", "--dt", "--data-timestamp", "dt", default=None, help="The run date (template variable dt).")
 @click.option("-dtf", "--dtf", "--data-timestamp-format", "dtf", default=None,
               help="The run date format (template variable dtf).")
@@ -32,12 +33,18 @@ from ubunye.cli.commands.run import _parse_vars, check_deploy_mode, run_tasks
               help="Where records go, relative to the usecase dir.")
 @click.option("--rehash-inputs", is_flag=True,
               help="Hash every input, even one whose files an earlier record already proved.")
+@click.option("--log-level", default="INFO", show_default=True,
+              type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"], case_sensitive=False),
+              help="Level of the engine's log messages (as 0.8.0's python -m ubunye).")
 @click.option("--deploy-mode", default=None, metavar="client",
               help="Accepted for ubunye-engine 0.8.0 scripts: only client (Spark runs in this process).")
 def task_dir_command(task_dir: Path, mode: str, dt: Optional[str], dtf: Optional[str], var_items: tuple[str, ...],
                      backend: Optional[str], hash_engine: Optional[str], lineage: bool, lineage_dir: str,
-                     rehash_inputs: bool, deploy_mode: Optional[str]) -> None:
+                     rehash_inputs: bool, log_level: str, deploy_mode: Optional[str]) -> None:
     """Run the task folder given by --task-dir."""
+    import logging
+
+    logging.getLogger("ubunye").setLevel(log_level.upper())
     from ubunye._names import task_folder_names
     from ubunye.cli.render import fail
 
