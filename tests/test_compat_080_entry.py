@@ -354,7 +354,7 @@ def test_run_task_080_profile_and_hooks(tmp_path: Path) -> None:
                                 "    PROD: {spark_conf: {spark.sql.shuffle.partitions: '8'}}\n")
     task = make_task(tmp_path, config=config)
     with pytest.raises(ConfigError, match=r"ENGINE\.profiles: no profile 'prod' \(defined: PROD\)"):
-        run_task(task, profile="prod")
+        run_task(task, mode="PROD", profile="prod")
     assert not (task / "out").exists()  # nothing ran
     assert run_task(task, mode="PROD", profile="PROD").status == "success"
     with pytest.raises(TypeError, match=r"run_task\(hooks=\.\.\.\) \(ubunye-engine 0\.8\.0\) is not supported"):

@@ -140,3 +140,34 @@ CONFIG:
 def test_no_monitors_means_no_lineage_settings(tmp_path: Path) -> None:
     task = write(tmp_path, "CONFIG:\n  outputs: {a: {format: json, path: /x}}\n")
     assert load_config(task).lineage is None
+
+
+def _profiles_config(tmp_path: Path, extra: str = "") -> Path:
+    task = tmp_path / "t"
+    task.mkdir(parents=True)
+    (task / "config.yaml").write_text(
+        "ENGINE:\n  profiles:\n    DEV: {spark_conf: {a: '1'}}\n    PROD: {spark_conf: {a: '2'}}\n"
+        "CONFIG:\n  inputs: {i: {format: csv, path: in}}\n  outputs: {o: {format: parquet, path: out}}\n" + extra)
+    return task
+
+
+def test_a_mode_with_no_profile_is_refused_when_profiles_exist(tmp_path: Path) -> None:
+    """As ubunye-engine 0.8.0: profiles defined and -m naming none of them stops the run
+    (a typo in --mode would otherwise run with the base settings, silently)."""
+    task = _profiles_config(tmp_path)
+    assert load_config(task, mode="PROD").engine.spark_conf == {"a": "2"}
+    with pytest.raises(ConfigError, match=r"ENGINE\.profiles: no profile 'PRD' for the run mode "
+                                          r"\(-m/--mode PRD\); expected one of DEV, PROD$"):
+        load_config(task, mode="PRD")
+
+
+def test_orchestration_of_080_is_checked_and_not_used(tmp_path: Path) -> None:
+    task = _profiles_config(tmp_path, "ORCHESTRATION: {type: databricks, schedule: '0 6 * * *', retries: 1}\n")
+    assert load_config(task).outputs["o"].path == "out"
+    task = _profiles_config(tmp_path / "b", "ORCHESTRATION: {type: cron}\n")
+    with pytest.raises(ConfigError, match=r"ORCHESTRATION\.type: expected one of airflow, databricks, prefect, "
+                                          r"dagster; got 'cron'"):
+        load_config(task)
+    task = _profiles_config(tmp_path / "c", "ORCHESTRATION: {type: airflow, shedule: daily}\n")
+    with pytest.raises(ConfigError, match=r"ORCHESTRATION\.shedule: unknown key"):
+        load_config(task)

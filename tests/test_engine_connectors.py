@@ -41,6 +41,7 @@ ENGINE:
   catalog: main
   schema_name: sales
   profiles:
+    DEV: {}
     PROD: {catalog: prod_cat, spark_conf: {spark.sql.shuffle.partitions: "8"}}
     TEST: {schema_name: qa}
 """

@@ -39,7 +39,10 @@ from ubunye.engine.expectations import Rule
 FORMATS = ("parquet", "csv", "json", "delta", "table")
 MODES = ("overwrite", "append", "ignore", "errorifexists")
 _MODE_ALIASES = {"error": "errorifexists", "default": "errorifexists"}
-_TOP_KEYS = ("MODEL", "VERSION", "ENGINE", "CONFIG")
+_TOP_KEYS = ("MODEL", "VERSION", "ENGINE", "CONFIG", "ORCHESTRATION")
+# ubunye-engine 0.8.0's scheduler export settings: checked, not used by a run (as there).
+_ORCHESTRATION_KEYS = ("type", "schedule", "retries", "owner", "tags", "databricks")
+_ORCHESTRATORS = ("airflow", "databricks", "prefect", "dagster")
 _CONFIG_KEYS = ("inputs", "outputs", "transform", "expectations", "monitors")
 _ENGINE_KEYS = ("time_zone", "spark_conf", "profiles", "backend", "catalog", "schema_name")
 _PROFILE_KEYS = ("spark_conf", "time_zone", "catalog", "schema_name")
@@ -258,6 +261,7 @@ def validate(doc: Any, file: Path, *, mode: str = "DEV") -> TaskConfig:
     if top is None:
         raise ConfigError(file, None, "empty file; expected MODEL, VERSION, ENGINE and CONFIG")
     _unknown(top, _TOP_KEYS, file, "")
+    _orchestration(top.get("ORCHESTRATION"), file)
     if "CONFIG" not in top:
         raise ConfigError(file, "CONFIG", "missing; expected a mapping with inputs and outputs")
     model = _text(top.get("MODEL", "etl"), file, "MODEL")
@@ -301,12 +305,30 @@ def validate(doc: Any, file: Path, *, mode: str = "DEV") -> TaskConfig:
     )
 
 
+def _orchestration(value: Any, file: Path) -> None:
+    """0.8.0's ``ORCHESTRATION`` (what ``ubunye export`` read): checked so a typo is caught,
+    otherwise not used by a run, as in 0.8.0."""
+    if value is None:
+        return
+    body = _mapping(value, file, "ORCHESTRATION")
+    _unknown(body, _ORCHESTRATION_KEYS, file, "ORCHESTRATION")
+    if body.get("type") not in _ORCHESTRATORS:
+        raise ConfigError(file, "ORCHESTRATION.type",
+                          f"expected one of {', '.join(_ORCHESTRATORS)}; got {body.get('type')!r}")
+
+
 def _engine(section: dict[str, Any], file: Path, mode: str) -> EngineSettings:
     _unknown(section, _ENGINE_KEYS, file, "ENGINE")
     conf = {str(k): str(v) for k, v in _mapping(section.get("spark_conf"), file, "ENGINE.spark_conf").items()}
     profiles = _mapping(section.get("profiles"), file, "ENGINE.profiles")
     time_zone = section.get("time_zone")
     naming = {k: section.get(k) for k in ("catalog", "schema_name")}
+    for name, body in profiles.items():
+        _unknown(_mapping(body, file, f"ENGINE.profiles.{name}"), _PROFILE_KEYS, file, f"ENGINE.profiles.{name}")
+    if profiles and mode not in profiles:  # as 0.8.0: a mode with no profile stops the run
+        raise ConfigError(file, "ENGINE.profiles",
+                          f"no profile {mode!r} for the run mode (-m/--mode {mode}); expected one of "
+                          f"{', '.join(sorted(profiles))}")
     if mode in profiles:
         profile = _mapping(profiles[mode], file, f"ENGINE.profiles.{mode}")
         _unknown(profile, _PROFILE_KEYS, file, f"ENGINE.profiles.{mode}")
