@@ -359,3 +359,14 @@ def test_run_task_080_profile_and_hooks(tmp_path: Path) -> None:
     assert run_task(task, mode="PROD", profile="PROD").status == "success"
     with pytest.raises(TypeError, match=r"run_task\(hooks=\.\.\.\) \(ubunye-engine 0\.8\.0\) is not supported"):
         run_task(task, hooks=[object()])
+
+
+def test_engine_warnings_are_one_line_on_the_command_line(tmp_path: Path) -> None:
+    """0.8.0's ``transform: {type: noop}`` is ignored with a warning: one line naming the
+    file and key, not Python's two (file:line, then the source line)."""
+    task = make_task(tmp_path, config=CONFIG_080.replace("    type: task\n", "    type: noop\n"))
+    done = python_m("--task-dir", str(task), "-m", "DEV", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if "transform" in line or "validate(" in line]
+    assert lines == [f"warning: {task / 'config.yaml'}: CONFIG.transform.type 'noop' is ignored: "
+                     "the task's transformations.py runs"], done.stderr

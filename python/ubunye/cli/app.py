@@ -60,8 +60,26 @@ def wants_task_dir(argv: list[str]) -> bool:
         arg == "--task-dir" or arg.startswith("--task-dir=") for arg in argv)
 
 
+def one_line_warnings() -> None:
+    """The engine's own warnings (a config key it ignores, say) as one ``warning:`` line on
+    stderr, without Python's file, line and source line; other libraries' keep their form."""
+    import warnings
+
+    from ubunye.engine.errors import ConfigDeprecationWarning
+
+    shown = warnings.formatwarning
+
+    def formatwarning(message, category, filename, lineno, line=None):  # type: ignore[no-untyped-def]
+        if issubclass(category, ConfigDeprecationWarning):
+            return f"warning: {' '.join(str(message).split())}\n"
+        return shown(message, category, filename, lineno, line)
+
+    warnings.formatwarning = formatwarning
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     """Console-script entry point; returns the exit code."""
+    one_line_warnings()
     if wants_task_dir(sys.argv[1:] if argv is None else argv):
         from ubunye.cli.commands.task_dir import main as task_dir_main
 
