@@ -98,7 +98,7 @@ def test_clean_data_leaves_the_same_receipts_on_spark_and_pandas(
     assert ubunye.fingerprint(rejected).data_hash == step["data_hash"]
 
 
-def test_survival_by_class_writes_the_profile_catalog_table(
+def test_survival_by_class_writes_the_profile_catalog_delta_table(
     engine_spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     schema = f"titanic_{uuid.uuid4().hex[:8]}"
