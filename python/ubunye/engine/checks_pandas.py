@@ -59,8 +59,12 @@ def broken_rows(df: Any, rule: Rule) -> Any:
         allowed = set(rule.params["values"])
         bad = ~values.isin(allowed)
     else:  # matches
-        pattern = re.compile(rule.params["pattern"], re.DOTALL)
-        bad = values.map(lambda v: pattern.fullmatch(str(v)) is None)
+        if rule.params.get("anywhere"):  # the 0.8.0 form: found anywhere, "." stops at "\n"
+            found = re.compile(rule.params["pattern"])
+            bad = values.map(lambda v: found.search(str(v)) is None)
+        else:
+            pattern = re.compile(rule.params["pattern"], re.DOTALL)
+            bad = values.map(lambda v: pattern.fullmatch(str(v)) is None)
     mask = np.zeros(len(df), dtype=bool)
     mask[np.flatnonzero(present)] = bad.astype(bool).to_numpy(dtype=bool)
     return mask

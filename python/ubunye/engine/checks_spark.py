@@ -85,6 +85,8 @@ def _broken(rule: Rule, columns: Sequence[str], floats: set[str], F: Any) -> Opt
     if rule.kind == "one_of":
         allowed = [v for v in rule.params["values"] if v is not None]  # nulls pass anyway
         return col.isNotNull() & ~col.isin(allowed)
+    if rule.params.get("anywhere"):  # the 0.8.0 form: found anywhere (Java's find), "." stops at "\n" only
+        return col.isNotNull() & ~col.cast("string").rlike("(?d)" + rule.params["pattern"])
     # matches: the whole value, "." matching line ends too (as re.fullmatch with DOTALL)
     pattern = "(?s)^(?:" + rule.params["pattern"] + r")\z"
     return col.isNotNull() & ~col.cast("string").rlike(pattern)

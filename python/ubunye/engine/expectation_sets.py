@@ -254,6 +254,8 @@ def parse_kind_rule(item: Any, file: Path, key: str) -> Rule:
     if "name" in item:
         listed["name"] = item["name"]
     rule = parse_rule(listed, file, key)
+    if kind == "matches":  # 0.8.0's matches finds the pattern anywhere in the value (str.contains)
+        rule = replace(rule, params={**rule.params, "anywhere": True})
     return replace(rule, severity=severity)
 
 

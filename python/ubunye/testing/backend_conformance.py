@@ -215,6 +215,19 @@ class BackendConformance:
         (line,) = check_output(backend, "scored", frame, self._guard_rules(max_quarantine_rate=0.4), {}).broken
         assert line == "scored: 4 of 8 rows quarantined (50.0%), more than max_quarantine_rate 40.0%"
 
+    def test_080_matches_finds_the_pattern_anywhere_and_the_list_form_the_whole_value(self, backend: Any) -> None:
+        from ubunye.engine.expectation_sets import parse_set
+        from ubunye.engine.expectations import parse_rules
+        from ubunye.engine.guards import check_output
+
+        frame = backend.from_arrow(quarantine_table())
+        found = parse_set({"rules": [{"matches": {"column": "city", "pattern": "ur|^S"}}]}, Path("config.yaml"),
+                          "CONFIG.expectations.scored", "scored", {}, {"scored": None})
+        (entry,) = check_output(backend, "scored", frame, found, {}).entries
+        assert (entry["failed"], entry["total"]) == (2, 8)  # Paris, Cape Town; a null passes
+        whole = parse_rules([{"kind": "matches", "column": "city", "pattern": "ur|^S"}], Path("config.yaml"), "x")
+        assert [o.failed for o in backend.check(frame, whole)] == [7]  # only a null passes
+
     def test_reconcile_rows_and_sum_against_the_input(self, backend: Any) -> None:
         from ubunye.engine.guards import check_output, measure_inputs
 
