@@ -2,6 +2,7 @@
 runs, the list form unchanged beside it, and both forms comparing as the same rules."""
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +66,10 @@ scored:
   - {kind: row_count, min: 1, max: 10}
 """)
     rules = config.rules_for("scored")
-    assert rules[:-1] == listed.rules_for("scored")
+    same = listed.rules_for("scored")
+    assert rules[:5] == same[:5] and rules[6] == same[6]
+    # matches: 0.8.0 finds the pattern anywhere in the value; the list form matches the whole value
+    assert rules[5] == replace(same[5], params={**same[5].params, "anywhere": True})
     assert [r.name for r in rules] == ["id_not_null", "id_unique", "id_day_unique", "score_between",
                                        "city_one_of", "email_matches", "row_count", "columns"]
     assert rules[-1] == Rule(name="columns", kind="columns", severity="fail",
@@ -187,3 +191,24 @@ def test_different_rules_do_not_pair() -> None:
     a = entries(("scored", "unique", "unique", "id,day", 0))
     b = entries(("scored", "id_unique", "unique", "id", 0))
     assert sorted(d.verdict for d in _compare_expectations(a, b)) == ["missing", "missing"]
+
+
+@pytest.mark.parametrize("rules", [
+    [{"columns": {"id": "bigint"}}],
+    [{"columns": {"id": ["int64", "integer"]}}],
+])
+def test_a_columns_type_that_is_no_kind_is_refused_when_read(rules: list) -> None:
+    from ubunye.engine.expectation_sets import parse_set
+
+    with pytest.raises(ConfigError, match=r"CONFIG\.expectations\.out\.rules\[0\]\.columns\.id: unknown type "
+                                          r"'(bigint|integer)'; expected a kind as run records name them"):
+        parse_set({"rules": rules}, Path("config.yaml"), "CONFIG.expectations.out", "out", {}, {"out": None})
+
+
+def test_a_list_form_columns_type_that_is_no_kind_is_refused_when_read() -> None:
+    from ubunye.engine.expectations import parse_rules
+
+    with pytest.raises(ConfigError, match=r"x\[0\]\.columns\.id: unknown type 'long'"):
+        parse_rules([{"kind": "columns", "columns": {"id": "long"}}], Path("config.yaml"), "x")
+    (rule,) = parse_rules([{"kind": "columns", "columns": {"d": "decimal(10, 2)"}}], Path("config.yaml"), "x")
+    assert rule.params["columns"] == {"d": "decimal(10,2)"}

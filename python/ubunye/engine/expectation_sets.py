@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any, Mapping, Optional, Union
 
 from ubunye.engine.errors import ConfigError
-from ubunye.engine.expectations import KINDS, Rule, parse_rule, parse_rules
+from ubunye.engine.expectations import KINDS, Rule, kind_name, parse_rule, parse_rules
 
 FAILED_RULES_COLUMN = "_ubunye_failed_rules"
 ROW_KINDS = ("not_null", "between", "one_of", "matches")  # the kinds that can quarantine rows
@@ -267,7 +267,7 @@ def _columns_rule(item: dict, spec: Any, severity: str, file: Path, key: str) ->
         names = [types] if isinstance(types, str) else types
         if not isinstance(names, list) or not names or not all(isinstance(t, str) for t in names):
             raise ConfigError(file, f"{key}.columns.{col}", f"expected a type name or a list of them; got {types!r}")
-        fixed = tuple(t.replace(" ", "").lower() for t in names)
+        fixed = tuple(kind_name(t.lower(), file, f"{key}.columns.{col}") for t in names)
         want[str(col)] = fixed[0] if len(fixed) == 1 else fixed
     extra = item.get("extra", "allow")
     if extra not in ("allow", "forbid"):

@@ -159,7 +159,7 @@ def parse_rule(item: Any, file: Path, key: str) -> Rule:
         if isinstance(cols, list) and cols and all(isinstance(c, str) for c in cols):
             params["columns"] = {c: None for c in cols}
         elif isinstance(cols, dict) and cols and all(isinstance(v, str) for v in cols.values()):
-            params["columns"] = {str(k): v.replace(" ", "") for k, v in cols.items()}
+            params["columns"] = {str(k): kind_name(v, file, f"{key}.columns.{k}") for k, v in cols.items()}
         else:
             raise ConfigError(file, f"{key}.columns", f"expected a list of names or a mapping name: kind; got {cols!r}")
         exact = item.get("exact", False)
@@ -171,6 +171,21 @@ def parse_rule(item: Any, file: Path, key: str) -> Rule:
     if not isinstance(name, str) or not name:
         raise ConfigError(file, f"{key}.name", f"expected a non-empty string; got {name!r}")
     return Rule(name=name, kind=kind, severity=severity, column=column, params=params)
+
+
+def kind_name(text: str, file: Path, key: str) -> str:
+    """A ``columns`` rule's type name, checked when the config is read: a rows-v1 kind as the
+    record names it (``int64``, ``decimal(10,2)``, ``list<string>``), spaces dropped."""
+    from ubunye.hashing.errors import RowsV1Error
+    from ubunye.hashing.kinds import parse_kind
+
+    fixed = text.replace(" ", "")
+    try:
+        parse_kind(fixed)
+    except RowsV1Error:
+        raise ConfigError(file, key, f"unknown type {text!r}; expected a kind as run records name them, such as "
+                                     "int64, float64, string, bool, date, timestamp, decimal(10,2), list<string>") from None
+    return fixed
 
 
 def check_columns(rule: Rule, kinds: Sequence[tuple[str, str]]) -> Outcome:
