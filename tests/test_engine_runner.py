@@ -128,7 +128,7 @@ def test_warn_expectation_is_recorded_but_does_not_stop(usecase: Path) -> None:
 def test_transform_error_keeps_timings_and_reason(usecase: Path) -> None:
     make_task(usecase, "clean", CLEAN_CONFIG, CLEAN_CODE.replace("people = ", "raise KeyError('zip')\n        people = "))
     result = run_task(usecase / "shop/orders/clean", backend="pandas", dt="d", lineage=True, raise_on_error=False)
-    assert result.status == "error" and result.reason() == "KeyError: 'zip'"
+    assert result.status == "error" and result.reason() == "transformations.py:7 in transform: KeyError: 'zip'"
     (rec,) = records(usecase)
     assert rec["error"] == "KeyError: 'zip'"
     assert [t["step"] for t in rec["timings"]] == ["Reader:parquet", "Transform:Clean"]
@@ -252,3 +252,19 @@ def test_failing_input_expectation_stops_after_the_read_with_the_input_hashed(us
     assert [t["step"] for t in rec["timings"]] == ["Reader:parquet"]
     assert rec["inputs"][0]["data_hash"] == fingerprint(PEOPLE).data_hash
     assert [(e["output"], e["side"], e["passed"]) for e in rec["expectations"]] == [("people", "input", False)]
+
+
+def test_a_bare_error_in_the_tasks_code_is_reported_with_its_line(usecase: Path, capsys: Any) -> None:
+    """An error with no message (a failed assert, pyspark called on a pandas frame) still says
+    where: the innermost line of the task's own code, not of the libraries it called."""
+    code = CLEAN_CODE.replace("from ubunye import Task\n", "import json\n\nfrom ubunye import Task\n\n\n"
+                              "def check(frame):\n    assert len(frame) > 99\n    return frame\n")
+    code = code.replace('people = sources["people"]', 'people = check(sources["people"])')
+    make_task(usecase, "clean", CLEAN_CONFIG, code)
+    result = run_task(usecase / "shop/orders/clean", backend="pandas", dt="d", raise_on_error=False)
+    assert result.reason() == "transformations.py:8 in check: AssertionError"
+    make_task(usecase, "clean", CLEAN_CONFIG, CLEAN_CODE.replace('people = sources["people"]',
+                                                                 'people = json.loads(b"{")'
+                                                                 ).replace("from ubunye", "import json\nfrom ubunye"))
+    result = run_task(usecase / "shop/orders/clean", backend="pandas", dt="d", raise_on_error=False)
+    assert result.reason().startswith("transformations.py:8 in transform: JSONDecodeError: Expecting property name")

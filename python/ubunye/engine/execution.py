@@ -42,6 +42,7 @@ class TaskResult:
     outputs: dict[str, Any] = field(default_factory=dict)
     expectations: list[dict[str, Any]] = field(default_factory=list)
     timings: list[dict[str, Any]] = field(default_factory=list)
+    raised_at: Optional[str] = None  # "file.py:line in function" of the task's code that raised
 
     @property
     def ok(self) -> bool:
@@ -73,7 +74,8 @@ class TaskResult:
         """One line: why the run failed, or why its record is missing."""
         if self.error is not None:
             text = f"{type(self.error).__name__}: {self.error}" if not isinstance(self.error, EngineError) else str(self.error)
-            return " ".join(text.split())
+            text = " ".join(text.split()).rstrip(": ")
+            return f"{self.raised_at}: {text}" if self.raised_at else text
         if self.record_errors:
             return " ".join(str(self.record_errors[0]).split())
         return self.status
@@ -81,6 +83,24 @@ class TaskResult:
 
 def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+
+
+def task_frame(exc: BaseException, task_dir: Path) -> str:
+    """Where in the task folder ``exc`` was raised: ``file.py:line in function`` of the
+    innermost frame under ``task_dir`` (the task's own code), else ``the transform``."""
+    root = Path(task_dir).resolve()
+    found = "the transform"
+    tb = exc.__traceback__
+    while tb is not None:
+        file = Path(tb.tb_frame.f_code.co_filename)
+        try:
+            relative = file.resolve().relative_to(root)
+        except (OSError, ValueError):
+            relative = None
+        if relative is not None:
+            found = f"{relative}:{tb.tb_lineno} in {tb.tb_frame.f_code.co_name}"
+        tb = tb.tb_next
+    return found
 
 
 class TaskExecution:
@@ -277,8 +297,13 @@ class TaskExecution:
 
         self.measured = measure_inputs(self.backend, self.config.expectations, sources)  # before the transform
         with self.timings.transform(type(self.task).__name__), self.code.active():
-            self.task.setup()
-            produced = self.task.transform(dict(sources))
+            try:
+                self.task.setup()
+                produced = self.task.transform(dict(sources))
+            except Exception as exc:  # the reason names the task's own line: a bare error still says where
+                if not isinstance(exc, EngineError):
+                    self.result.raised_at = task_frame(exc, self.task_dir)
+                raise
         self.outputs = self._validate_outputs(produced)
         return dict(self.outputs)
 
