@@ -10,7 +10,7 @@ from typing import Optional
 
 import click
 
-from ubunye.cli.commands.run import _check_names, _parse_vars
+from ubunye.cli.commands.run import _check_names, _parse_vars, refuse_unsupported
 
 
 @click.command("plan")
@@ -24,15 +24,24 @@ from ubunye.cli.commands.run import _check_names, _parse_vars
 @click.option("-dtf", "--dtf", "--data-timestamp-format", "dtf", default=None,
               help="The run date format (template variable dtf).")
 @click.option("--var", "var_items", multiple=True, metavar="K=V", help="Extra template variable (repeatable).")
+@click.option("--backend", default=None, metavar="spark|pandas",
+              help="Also check each input and output against what this backend can do (exit 1 if one cannot run).")
+@click.option("--json", "as_json", is_flag=True, hidden=True, help="ubunye-engine 0.8.0's; refused in one line.")
 def plan_command(usecase_dir: Path, usecase: str, package: str, tasks: tuple[str, ...], mode: str,
-                 dt: Optional[str], dtf: Optional[str], var_items: tuple[str, ...]) -> None:
+                 dt: Optional[str], dtf: Optional[str], var_items: tuple[str, ...], backend: Optional[str],
+                 as_json: bool) -> None:
     """Print the inputs -> transform -> outputs of tasks of USECASE/PACKAGE."""
     from ubunye.cli.render import fail
     from ubunye.engine.config import load_config
     from ubunye.engine.errors import EngineError
 
-    variables = _parse_vars(var_items)
+    if as_json:
+        fail("plan --json (ubunye-engine 0.8.0) is not available: use `ubunye validate --json` for a "
+             "machine-readable check of the same tasks")
+    refuse_unsupported(backend)
+    variables = _parse_vars(var_items, dt, dtf)
     _check_names(usecase, package, tasks)
+    problems = 0
     for name in tasks:
         task_dir = usecase_dir / usecase / package / name
         try:
@@ -47,3 +56,14 @@ def plan_command(usecase_dir: Path, usecase: str, package: str, tasks: tuple[str
         click.echo("Outputs:")
         for spec in config.outputs.values():
             click.echo(f"  - {spec.name}: {spec.format} {spec.location} (mode {spec.mode})")
+        if backend is not None:
+            from ubunye.cli.commands.validate import check_task
+
+            problem = check_task(task_dir, mode=mode, profile=None, backend=backend, dt=dt, dtf=dtf,
+                                 variables=variables)
+            if problem is not None:
+                click.echo(f"  problem: {problem}")
+                problems += 1
+    if problems:
+        click.echo(f"Plan would fail: {problems} task(s) cannot run on the {backend} backend.", err=True)
+        raise SystemExit(1)

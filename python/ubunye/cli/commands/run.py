@@ -17,16 +17,53 @@ import click
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 PIPELINE_FILE = "pipeline.yaml"
+BACKENDS = ("spark", "pandas")
 
 
-def _parse_vars(values: Sequence[str]) -> dict[str, str]:
+# --var names that are set another way (as ubunye-engine 0.8.0 refused them)
+_OWN_VARS = {"mode": "set it with -m/--mode", "env": "it is the environment ({{ env.NAME }})",
+             "task_dir": "it is the task's own folder ({{ task_dir }})"}
+
+
+def _parse_vars(values: Sequence[str], dt: Optional[str] = None, dtf: Optional[str] = None) -> dict[str, str]:
+    """``--var k=v`` items; a bad one is refused in one line (exit 2) naming it."""
+    from ubunye.cli.render import fail
+
     out: dict[str, str] = {}
     for item in values:
         key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise click.BadParameter(f"expected k=v; got {item!r}", param_hint="--var")
-        out[key.strip()] = value
+        key = key.strip()
+        if not sep or not key:
+            fail(f"--var {item!r}: expected k=v (e.g. --var region=gauteng)")
+        if not key.isidentifier():
+            fail(f"--var {item!r}: {key!r} is not a template name (letters, digits and _, not starting with a digit)")
+        if key in _OWN_VARS:
+            fail(f"--var {item!r}: {key!r} cannot be a --var: {_OWN_VARS[key]}")
+        flag = {"dt": ("-dt", dt), "dtf": ("-dtf", dtf)}.get(key)
+        if flag is not None and flag[1] is not None and flag[1] != value:
+            fail(f"--var {item!r}: {key} is also given by {flag[0]} {flag[1]!r}; pass one")
+        if key in out and out[key] != value:
+            fail(f"--var {item!r}: {key} is given twice with different values; pass one")
+        out[key] = value
     return out
+
+
+def refuse_unsupported(backend: Optional[str], rerun: bool = False, resume: bool = False) -> None:
+    """0.8.0 run options with no counterpart here, refused in one line (exit 2) before anything runs."""
+    from ubunye.cli.render import fail
+
+    if backend is not None and backend not in BACKENDS:
+        if backend.lower() == "databricks":
+            fail("--backend databricks (ubunye-engine 0.8.0) is not available: use --backend spark, which "
+                 "attaches to the Spark session already running (the cluster's, on Databricks)")
+        fail(f"--backend {backend!r}: expected one of {', '.join(BACKENDS)}")
+    if rerun:
+        fail("--rerun (ubunye-engine 0.8.0) is not available: a run here neither refuses nor replaces a batch an "
+             "earlier run appended (an append output appends again); to rerun a batch, write each batch to its "
+             "own path (.../{{ dt }}) with mode overwrite")
+    if resume:
+        fail("--resume (ubunye-engine 0.8.0) is not available: run the tasks that did not finish with -t TASK "
+             "(`ubunye lineage list` shows each task's last status)")
 
 
 def package_tasks(package_dir: Path) -> list[str]:
@@ -55,7 +92,7 @@ def package_tasks(package_dir: Path) -> list[str]:
               help="The run date format (template variable dtf).")
 @click.option("-m", "--mode", default="DEV", show_default=True, help="Run mode (template variable mode).")
 @click.option("--var", "var_items", multiple=True, metavar="K=V", help="Extra template variable (repeatable).")
-@click.option("--backend", type=click.Choice(["spark", "pandas"]), default=None,
+@click.option("--backend", default=None, metavar="spark|pandas",
               help="Backend (default: the config's ENGINE.backend, else spark).")
 @click.option("--hash-engine", type=click.Choice(["spark-native", "spark-sql"]), default=None,
               help="Force a Spark hash engine (spark-sql: the mapInArrow fallback, no plugin jar).")
@@ -66,6 +103,8 @@ def package_tasks(package_dir: Path) -> list[str]:
               help="Hash every input, even one whose files an earlier record already proved.")
 @click.option("--deploy-mode", default=None, metavar="client",
               help="Accepted for ubunye-engine 0.8.0 scripts: only client (Spark runs in this process).")
+@click.option("--rerun", is_flag=True, hidden=True, help="ubunye-engine 0.8.0's; refused in one line.")
+@click.option("--resume", is_flag=True, hidden=True, help="ubunye-engine 0.8.0's; refused in one line.")
 def run_command(
     usecase_dir: Path,
     usecase: str,
@@ -82,10 +121,13 @@ def run_command(
     lineage_dir: str,
     rehash_inputs: bool,
     deploy_mode: Optional[str],
+    rerun: bool,
+    resume: bool,
 ) -> None:
     """Run tasks of USECASE/PACKAGE under USECASE_DIR."""
     check_deploy_mode(deploy_mode)
-    variables = _parse_vars(var_items)
+    refuse_unsupported(backend, rerun=rerun, resume=resume)
+    variables = _parse_vars(var_items, dt, dtf)
     _check_names(usecase, package, tasks)
     package_dir = usecase_dir / usecase / package
     if not package_dir.is_dir():
@@ -108,10 +150,10 @@ def run_command(
 def check_deploy_mode(deploy_mode: Optional[str]) -> None:
     """0.8.0's ``--deploy-mode``: ``client`` is what runs here anyway; anything else is refused."""
     if deploy_mode is not None and deploy_mode.lower() != "client":
-        raise click.BadParameter(
-            f"{deploy_mode!r}: only client; ubunye run starts Spark in this process "
-            "(for cluster mode, spark-submit a script that calls ubunye.run_task)",
-            param_hint="--deploy-mode")
+        from ubunye.cli.render import fail
+
+        fail(f"--deploy-mode {deploy_mode}: only client; ubunye run starts Spark in this process "
+             "(for cluster mode, spark-submit a script that calls ubunye.run_task)")
 
 
 def _check_names(usecase: str, package: str, tasks: Sequence[str], where: Optional[Path] = None) -> None:
@@ -151,6 +193,7 @@ def _run_each(usecase_dir: Path, usecase: str, package: str, names: Sequence[str
     from ubunye.engine.errors import EngineError
     from ubunye.engine.runner import run_task
     from ubunye.lineage.errors import InvalidName
+    from ubunye.lineage.masking import mask_text  # a resolved secret:// value never reaches the terminal
 
     failed = False
     for name in names:
@@ -159,7 +202,7 @@ def _run_each(usecase_dir: Path, usecase: str, package: str, names: Sequence[str
         try:
             result = run_task(usecase_dir / usecase / package / name, raise_on_error=False, **options)
         except (EngineError, InvalidName) as exc:  # a config, task or name that cannot be used: nothing ran
-            click.echo(f"FAIL {task_path}: {' '.join(str(exc).split())}", err=True)
+            click.echo(f"FAIL {task_path}: {mask_text(' '.join(str(exc).split()))}", err=True)
             failed = True
             break
         seconds = time.perf_counter() - started
@@ -168,13 +211,13 @@ def _run_each(usecase_dir: Path, usecase: str, package: str, names: Sequence[str
             where = f", record {result.record_path}" if result.record_path else ""
             click.echo(f"ok   {task_path} ({seconds:.1f}s, run {result.run_id[:8]}{where})")
         elif result.status == "success":
-            click.echo(f"FAIL {task_path}: ran ({seconds:.1f}s, run {result.run_id[:8]}) but {lost.pop(0)}", err=True)
+            click.echo(f"FAIL {task_path}: ran ({seconds:.1f}s, run {result.run_id[:8]}) but {mask_text(lost.pop(0))}", err=True)
         else:
             reason = result.reason()
-            click.echo(f"FAIL {task_path}: {reason}", err=True)
+            click.echo(f"FAIL {task_path}: {mask_text(reason)}", err=True)
             lost = [e for e in lost if e != reason]
         for error in lost:
-            click.echo(f"FAIL {task_path}: {error}", err=True)
+            click.echo(f"FAIL {task_path}: {mask_text(error)}", err=True)
         for entry in result.expectations:
             if not entry["passed"] and entry["severity"] == "warn":
                 click.echo(f"warn {task_path}: {entry['output']}: {entry['rule']} ({entry['kind']}) "
