@@ -168,6 +168,9 @@ def test_validate_json_as_080(tmp_path: Path) -> None:
     assert any("CONFIG.transform.type 'noop' is ignored" in w for w in tasks["totals"]["warnings"])
     assert tasks["broken"]["ok"] is False and "import failed" in tasks["broken"]["problems"][0]
     assert err == ""
+    # the same warning again in this process is still in the document (not shown once only)
+    again = json.loads(run_cli("validate", "-d", str(tmp_path), *TASK_ARGS, "--json")[1])
+    assert any("is ignored" in w for w in again["tasks"][0]["warnings"])
 
 
 DELTA_OUT = CONFIG.replace("big: {format: parquet,", "big: {format: delta,")

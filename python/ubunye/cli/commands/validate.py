@@ -62,8 +62,6 @@ def validate_command(usecase_dir: Path, usecase: str, package: str, tasks: tuple
     results = []
     for name in names:
         with warnings.catch_warnings(record=as_json) as caught:  # --json: the engine's warnings go in the document
-            if as_json:
-                warnings.simplefilter("always")
             problem = check_task(package_dir / name, mode=profile or mode, profile=profile, backend=backend,
                                  dt=dt, dtf=dtf, variables=variables)
         notes = [" ".join(str(w.message).split()) for w in caught or ()]
