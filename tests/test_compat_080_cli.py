@@ -445,3 +445,30 @@ def test_secret_references_elsewhere_are_left_as_written(tmp_path: Path) -> None
     loaded = load_config(task)
     assert loaded.params == {"token": "secret://aws-sm/x"}
     assert loaded.inputs["orders"].path.endswith("orders.csv#secret://x")
+
+
+def test_plan_a_missing_local_input_is_a_problem_unless_an_earlier_task_writes_it(tmp_path: Path) -> None:
+    first = make_task(tmp_path, name="first")
+    second = make_task(tmp_path, CONFIG.replace('"{{ task_dir }}/orders.csv"', json.dumps(str(first / "out"))),
+                       name="second")
+    base = ["plan", "-d", str(tmp_path), "-u", "shop", "-p", "daily"]
+    code, out, err = run_cli(*base, "-t", "second")
+    assert code == 1
+    assert f"  problem: input 'orders': {first / 'out'} is missing (and no earlier task in this plan writes it)" \
+        in out.splitlines()
+    assert err.strip() == "Plan would fail: 1 problem(s)."
+    code, out, err = run_cli(*base, "-t", "first", "-t", "second")
+    assert code == 0, out + err
+    assert "problem" not in out
+    assert not (first / "out").exists() and not (second / "out").exists()  # nothing ran
+
+
+def test_plan_prints_a_secret_reference_masked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    where = tmp_path / "private-drop.csv"
+    where.write_text("id,amount\n1,10\n")
+    monkeypatch.setenv("UBUNYE_T080_PLAN", str(where))
+    secret_task(tmp_path, "secret://env/UBUNYE_T080_PLAN")
+    code, out, err = run_cli("plan", "-d", str(tmp_path), *TASK_ARGS)
+    assert code == 0, out + err
+    assert "  - orders: csv ***" in out.splitlines()
+    assert "private-drop" not in out + err

@@ -2,9 +2,13 @@
 
 Renders each task's config with the run's variables and prints its inputs,
 transform and outputs with their formats and locations; nothing is read or written.
+As 0.8.0's plan, a local input that is missing (and that no earlier task of the plan
+writes) is a problem, and so, with ``--backend``, is what that backend cannot do:
+each prints a ``problem:`` line and the exit status is 1.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Optional
 
@@ -41,7 +45,10 @@ def plan_command(usecase_dir: Path, usecase: str, package: str, tasks: tuple[str
     refuse_unsupported(backend)
     variables = _parse_vars(var_items, dt, dtf)
     _check_names(usecase, package, tasks)
+    from ubunye.lineage.masking import mask_text  # a resolved secret:// value is not printed
+
     problems = 0
+    written: set[str] = set()  # local outputs of the tasks planned so far (an input a later task reads)
     for name in tasks:
         task_dir = usecase_dir / usecase / package / name
         try:
@@ -51,11 +58,19 @@ def plan_command(usecase_dir: Path, usecase: str, package: str, tasks: tuple[str
         click.echo(f"--- Task: {usecase}/{package}/{name} ---")
         click.echo("Inputs:")
         for spec in config.inputs.values():
-            click.echo(f"  - {spec.name}: {spec.format} {spec.location}")
+            click.echo(f"  - {spec.name}: {spec.format} {mask_text(spec.location)}")
+            local = _local_path(spec.path)
+            if local is not None and not local.exists() and os.path.normpath(local) not in written:
+                click.echo(f"  problem: input {spec.name!r}: {mask_text(str(local))} is missing "
+                           "(and no earlier task in this plan writes it)")
+                problems += 1
         click.echo(f"Transform: {task_dir / 'transformations.py'}")
         click.echo("Outputs:")
         for spec in config.outputs.values():
-            click.echo(f"  - {spec.name}: {spec.format} {spec.location} (mode {spec.mode})")
+            click.echo(f"  - {spec.name}: {spec.format} {mask_text(spec.location)} (mode {spec.mode})")
+            local = _local_path(spec.path)
+            if local is not None:
+                written.add(os.path.normpath(local))
         if backend is not None:
             from ubunye.cli.commands.validate import check_task
 
@@ -65,5 +80,14 @@ def plan_command(usecase_dir: Path, usecase: str, package: str, tasks: tuple[str
                 click.echo(f"  problem: {problem}")
                 problems += 1
     if problems:
-        click.echo(f"Plan would fail: {problems} task(s) cannot run on the {backend} backend.", err=True)
+        click.echo(f"Plan would fail: {problems} problem(s).", err=True)
         raise SystemExit(1)
+
+
+def _local_path(path: Optional[str]) -> Optional[Path]:
+    """The local file or folder of a path (``file://`` or none), else None (a URL, a glob)."""
+    if path is None or any(c in path for c in "*?[{"):
+        return None
+    if path.startswith("file://"):
+        return Path(path[len("file://"):])
+    return None if "://" in path else Path(path)
