@@ -472,3 +472,20 @@ def test_plan_prints_a_secret_reference_masked(tmp_path: Path, monkeypatch: pyte
     assert code == 0, out + err
     assert "  - orders: csv ***" in out.splitlines()
     assert "private-drop" not in out + err
+
+
+@pytest.mark.parametrize(
+    "verb, args, says",
+    [
+        ("run", ["-u", "shop", "-p", "nope", "-t", "totals"], "no package folder"),
+        ("run", ["-u", "shop", "-p", "daily", "-t", "nope"], "no task folder"),
+        ("run", ["-u", "shop", "-p", "daily"], "no task to run: give -t TASK or --all"),
+        ("validate", ["-u", "shop", "-p", "daily"], "no task to check: give -t TASK or --all"),
+        ("validate", ["-u", "shop", "-p", "daily", "--all", "-t", "totals"], "give -t TASK or --all, not both"),
+    ],
+)
+def test_usage_errors_are_one_line(tmp_path: Path, verb: str, args: list[str], says: str) -> None:
+    make_task(tmp_path)
+    code, out, err = run_cli(verb, "-d", str(tmp_path), *args)
+    assert code == 2 and out == ""
+    assert says in one_error_line(err)

@@ -10,7 +10,7 @@ import logging
 import sys
 import time
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any, NoReturn, Optional, Sequence
 
 import click
 
@@ -66,6 +66,13 @@ def refuse_unsupported(backend: Optional[str], rerun: bool = False, resume: bool
              "(`ubunye lineage list` shows each task's last status)")
 
 
+def _usage(message: str) -> NoReturn:
+    """A usage error as one ``error:`` line (exit 2), not click's usage block."""
+    from ubunye.cli.render import fail
+
+    fail(message)
+
+
 def package_tasks(package_dir: Path) -> list[str]:
     """The tasks of a package in run order: ``pipeline.yaml``'s ``tasks`` list, else by name."""
     pipeline = package_dir / PIPELINE_FILE
@@ -75,7 +82,7 @@ def package_tasks(package_dir: Path) -> list[str]:
         doc = yaml.safe_load(pipeline.read_text(encoding="utf-8")) or {}
         tasks = doc.get("tasks") if isinstance(doc, dict) else None
         if not isinstance(tasks, list) or not all(isinstance(t, str) for t in tasks):
-            raise click.UsageError(f"{pipeline}: tasks: expected a list of task folder names")
+            _usage(f"{pipeline}: tasks: expected a list of task folder names")
         return list(tasks)
     return sorted(p.name for p in package_dir.iterdir() if (p / "config.yaml").is_file())
 
@@ -131,16 +138,16 @@ def run_command(
     _check_names(usecase, package, tasks)
     package_dir = usecase_dir / usecase / package
     if not package_dir.is_dir():
-        raise click.UsageError(f"no package folder {package_dir}")
+        _usage(f"no package folder {package_dir}")
     if run_all and tasks:
-        raise click.UsageError("give -t TASK or --all, not both")
+        _usage("give -t TASK or --all, not both")
     names = package_tasks(package_dir) if run_all else list(tasks)
     _check_names(usecase, package, names, where=package_dir / PIPELINE_FILE if run_all else None)
     if not names:
-        raise click.UsageError("no task to run: give -t TASK or --all")
+        _usage("no task to run: give -t TASK or --all")
     for name in names:
         if not (package_dir / name).is_dir():
-            raise click.UsageError(f"no task folder {package_dir / name}")
+            _usage(f"no task folder {package_dir / name}")
     code = run_tasks(usecase_dir, usecase, package, names, dt=dt, dtf=dtf, mode=mode, variables=variables,
                      backend=backend, hash_engine=hash_engine, lineage=lineage, lineage_dir=lineage_dir,
                      reuse_hashes=False if rehash_inputs else None)

@@ -12,7 +12,7 @@ from typing import Optional
 
 import click
 
-from ubunye.cli.commands.run import _parse_vars, check_deploy_mode, refuse_unsupported, run_tasks
+from ubunye.cli.commands.run import _parse_vars, _usage, check_deploy_mode, refuse_unsupported, run_tasks
 
 
 @click.command("task-dir", context_settings={"help_option_names": ["-h", "--help"]})
@@ -52,7 +52,7 @@ def task_dir_command(task_dir: Path, mode: str, dt: Optional[str], dtf: Optional
     refuse_unsupported(backend)
     variables = _parse_vars(var_items, dt, dtf)
     if not task_dir.is_dir():
-        raise click.UsageError(f"no task folder {task_dir}")
+        _usage(f"no task folder {task_dir}")
     try:
         usecase_dir, usecase, package, task = task_folder_names(task_dir)
     except ValueError as exc:

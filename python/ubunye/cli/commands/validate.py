@@ -16,7 +16,8 @@ from typing import Optional
 
 import click
 
-from ubunye.cli.commands.run import PIPELINE_FILE, _check_names, _parse_vars, package_tasks, refuse_unsupported
+from ubunye.cli.commands.run import (PIPELINE_FILE, _check_names, _parse_vars, _usage, package_tasks,
+                                     refuse_unsupported)
 
 
 @click.command("validate")
@@ -51,13 +52,13 @@ def validate_command(usecase_dir: Path, usecase: str, package: str, tasks: tuple
     _check_names(usecase, package, tasks)
     package_dir = usecase_dir / usecase / package
     if not package_dir.is_dir():
-        raise click.UsageError(f"no package folder {package_dir}")
+        _usage(f"no package folder {package_dir}")
     if run_all and tasks:
-        raise click.UsageError("give -t TASK or --all, not both")
+        _usage("give -t TASK or --all, not both")
     names = package_tasks(package_dir) if run_all else list(tasks)
     _check_names(usecase, package, names, where=package_dir / PIPELINE_FILE if run_all else None)
     if not names:
-        raise click.UsageError("no task to check: give -t TASK or --all")
+        _usage("no task to check: give -t TASK or --all")
     failed = 0
     results = []
     for name in names:
