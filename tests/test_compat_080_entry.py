@@ -139,7 +139,7 @@ def test_080_plugin_base_classes_refused_in_one_line(name: str) -> None:
         ("from ubunye import config", "ubunye.config", "ubunye.engine.config.load_config"),
         ("from ubunye.core.runtime import EngineContext", "ubunye.core.runtime", "run_task"),
         ("from ubunye.plugins.readers.s3 import S3Reader", "ubunye.plugins", "built-in formats"),
-        ("import ubunye.api", "ubunye.api", "from ubunye import run_task"),
+        ("from ubunye.core.errors import ExpectationError", "ubunye.core.errors", "ubunye.UbunyeError"),
     ],
 )
 def test_080_only_modules_refused_saying_what_to_use(statement: str, module: str, hint: str) -> None:

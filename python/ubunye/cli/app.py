@@ -12,6 +12,7 @@ from typing import Any, Optional
 import click
 
 from ubunye._version import __version__
+from ubunye.cli.commands.refused import REFUSED
 
 # verb -> "module:attribute" of the click command or group
 COMMANDS: dict[str, str] = {
@@ -24,7 +25,7 @@ COMMANDS: dict[str, str] = {
     "plan": "ubunye.cli.commands.plan:plan_command",
     "version": "ubunye.cli.commands.version:version_command",
     # ubunye-engine 0.8.0 commands refused in one line saying what to use instead
-    **{name: f"ubunye.cli.commands.refused:{name}_command" for name in ("init", "plugins", "test", "models", "export")},
+    **{name: f"ubunye.cli.commands.refused:{name}_command" for name in REFUSED},
 }
 
 

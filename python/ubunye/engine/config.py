@@ -201,7 +201,11 @@ def load_config(
         raise ConfigError(file, None, f"not valid YAML: {reason}") from None
     env = template_variables(task_dir=task_dir, mode=mode, dt=dt, dtf=dtf, variables=variables)
     rendered = render(doc, env, file)
-    return validate(rendered, file, mode=mode)
+    from dataclasses import replace
+
+    from ubunye.engine.secrets import resolve_secrets  # secret://env/NAME, secret://file/PATH (0.8.0)
+
+    return replace(validate(resolve_secrets(rendered, file), file, mode=mode), raw=rendered)  # raw keeps references
 
 
 def render(doc: Any, variables: Mapping[str, Any], file: Path, key: str = "") -> Any:

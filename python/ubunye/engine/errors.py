@@ -13,6 +13,9 @@ class EngineError(Exception):
     """Base class of every task-engine error."""
 
 
+UbunyeError = EngineError  # ubunye-engine 0.8.0's name (``from ubunye import UbunyeError``)
+
+
 class ConfigError(EngineError, ValueError):
     """A ``config.yaml`` that cannot be used: names the file, the key and what was expected."""
 

@@ -24,6 +24,7 @@ class Notebook:
     def __init__(self, execution: TaskExecution) -> None:
         self.execution = execution
         self._started = False
+        self._closed = False
 
     @property
     def run_id(self) -> str:
@@ -36,6 +37,35 @@ class Notebook:
     @property
     def config(self) -> Any:
         return self.execution.config
+
+    # ubunye-engine 0.8.0's NotebookContext names
+    @property
+    def task_name(self) -> str:
+        """``usecase/package/task``."""
+        return self.execution.result.task_path
+
+    @property
+    def config_dict(self) -> dict[str, Any]:
+        """The rendered config.yaml as a dict (``secret://`` references left as written)."""
+        return dict(self.execution.config.raw)
+
+    @property
+    def backend(self) -> str:
+        """``"spark"`` or ``"pandas"``."""
+        return str(self.execution.backend.name)
+
+    @property
+    def spark(self) -> Any:
+        """The Spark session (None on pandas)."""
+        return getattr(self.execution.backend, "spark", None)
+
+    def close(self) -> None:
+        """End a run left unfinished (recorded as ``interrupted``) and release the backend; idempotent."""
+        if self._started and not self.execution._finished:
+            self.execution.finish("interrupted")  # closes the backend it owns
+        elif not self._started and not self._closed and self.execution._owns_backend:
+            self.execution.backend.close()  # nothing ran: no record, the session is left as found
+        self._closed = True
 
     def _start(self) -> None:
         if not self._started:

@@ -11,16 +11,18 @@ from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence, Union
 
 from ubunye._names import validate_task_names
+from ubunye.engine.errors import EngineError
 from ubunye.engine.execution import DEFAULT_LINEAGE_DIR, TaskExecution, TaskResult, execute
 from ubunye.engine.notebook import Notebook
 
 PathLike = Union[str, Path]
 
-__all__ = ["run_task", "run_pipeline", "notebook", "TaskResult", "Notebook", "TaskFailed"]
+__all__ = ["run_task", "run_pipeline", "notebook", "TaskResult", "Notebook", "TaskFailed", "PipelineResults"]
 
 
-class TaskFailed(Exception):
-    """A task run that did not succeed (its record, when recording, is written)."""
+class TaskFailed(EngineError):
+    """A task run that did not succeed (its record, when recording, is written); an
+    :class:`~ubunye.engine.errors.EngineError` (0.8.0's ``UbunyeError``), as 0.8.0's run failures were."""
 
     def __init__(self, result: TaskResult) -> None:
         self.result = result
@@ -43,6 +45,7 @@ def run_task(
     raise_on_error: bool = True,
     profile: Optional[str] = None,
     hooks: Any = None,
+    rerun: bool = False,
 ) -> TaskResult:
     """Run one task folder: read, check, transform, check, write (and record).
 
@@ -58,9 +61,7 @@ def run_task(
     ``reuse_hashes=False`` hashes every input even when an earlier record
     already proved the same files (default: the config's, else True).
     """
-    if hooks is not None:
-        raise TypeError("run_task(hooks=...) (ubunye-engine 0.8.0) is not supported: the run record "
-                        "(lineage=True) holds the timings, expectations and hashes hooks collected")
+    refuse_080("run_task", hooks=hooks, rerun=rerun, backend=backend)
     if profile is not None:
         from ubunye.engine.config import load_config
 
@@ -84,6 +85,56 @@ def run_task(
     return result
 
 
+_REFUSED_080 = {  # ubunye-engine 0.8.0 keywords with no counterpart here (a value other than 0.8.0's default)
+    "hooks": "the run record (lineage=True) holds the timings, expectations and hashes hooks collected",
+    "rerun": "a run here neither refuses nor replaces a batch an earlier run appended; write each batch "
+             "to its own path (.../{{ dt }}) with mode overwrite to rerun it",
+    "resume": "run the tasks that did not finish (run_pipeline(..., tasks=[...]) or run_task)",
+    "env": "set os.environ[NAME] before the call; {{ env.NAME }} reads the process environment",
+    "secrets_scope": "write secret://env/NAME or secret://file/PATH in config.yaml",
+    "secrets_map": "write secret://env/NAME or secret://file/PATH in config.yaml",
+}
+
+
+def refuse_080(func: str, **given: Any) -> None:
+    """One TypeError line for a 0.8.0 keyword given a value this project cannot honour."""
+    for name, value in given.items():
+        if name == "backend":
+            if value == "databricks":
+                raise ValueError(f"{func}(backend='databricks') (ubunye-engine 0.8.0) is not supported: use "
+                                 "backend='spark' (it attaches to the active session) or spark=session")
+            if value is not None and not isinstance(value, str):
+                raise TypeError(f"{func}(backend=...): expected 'spark' or 'pandas' (or pass spark=session); "
+                                f"backend objects (ubunye-engine 0.8.0) are not supported")
+        elif value not in (None, False):
+            raise TypeError(f"{func}({name}=...) (ubunye-engine 0.8.0) is not supported: {_REFUSED_080[name]}")
+
+
+class PipelineResults(list):  # type: ignore[type-arg]
+    """:func:`run_pipeline`'s list of :class:`TaskResult`, in run order, that also reads like
+    ubunye-engine 0.8.0's dict of task name -> outputs: ``results["clean"]["out"]``, ``.items()``."""
+
+    def keys(self) -> list[str]:
+        return [r.task_path.rsplit("/", 1)[-1] for r in self]
+
+    def values(self) -> list[TaskResult]:
+        return list(self)
+
+    def items(self) -> list[tuple[str, TaskResult]]:
+        return list(zip(self.keys(), self))
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, str):
+            for name, result in self.items():
+                if name == key:
+                    return result
+            raise KeyError(key)
+        return super().__getitem__(key)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.keys() if isinstance(key, str) else super().__contains__(key)
+
+
 def require_profile(config: Any, profile: str) -> None:
     """Raise :class:`ConfigError` unless ``profile`` is one of the config's ``ENGINE.profiles``."""
     from ubunye.engine.errors import ConfigError
@@ -103,19 +154,21 @@ def run_pipeline(
     *,
     stop_on_error: bool = True,
     raise_on_error: bool = True,
+    resume: bool = False,
     **options: Any,
-) -> list[TaskResult]:
+) -> PipelineResults:
     """Run tasks of one package in order, one record per task.
 
     Every name is checked first (:class:`~ubunye.lineage.errors.InvalidName`, nothing run).
     Stops at the first task that fails (later tasks usually read its outputs)
     unless ``stop_on_error=False``; ``options`` are :func:`run_task`'s.
     """
+    refuse_080("run_pipeline", resume=resume)
     if isinstance(tasks, str):
         raise TypeError(f"run_pipeline tasks: expected a list of task names; got the string {tasks!r}")
     for name in tasks:  # every name checked before the first task runs
         validate_task_names(usecase, package, name)
-    results: list[TaskResult] = []
+    results = PipelineResults()
     for name in tasks:
         task_dir = Path(usecase_dir) / usecase / package / name
         result = run_task(task_dir, raise_on_error=False, **options)
@@ -141,8 +194,24 @@ def notebook(
     lineage_dir: str = DEFAULT_LINEAGE_DIR,
     hash_engine: Optional[str] = None,
     reuse_hashes: Optional[bool] = None,
+    profile: Optional[str] = None,
+    hooks: Any = None,
+    env: Optional[Mapping[str, str]] = None,
+    secrets_scope: Optional[str] = None,
+    secrets_map: Optional[Mapping[str, str]] = None,
+    auto_env: bool = True,
 ) -> Notebook:
-    """A task opened step by step: ``nb.read()``, ``nb.transform()``, ``nb.write()`` or ``nb.run()``."""
+    """A task opened step by step: ``nb.read()``, ``nb.transform()``, ``nb.write()`` or ``nb.run()``.
+
+    ubunye-engine 0.8.0's ``profile`` is checked as :func:`run_task` checks it; ``auto_env`` is taken
+    (``{{ env.NAME }}`` reads the process environment either way: no widgets or secret scopes); its
+    ``hooks``, ``env``, ``secrets_scope`` and ``secrets_map`` are refused in one line."""
+    refuse_080("notebook", hooks=hooks, env=env, secrets_scope=secrets_scope, secrets_map=secrets_map,
+               backend=backend)
+    if profile is not None:
+        from ubunye.engine.config import load_config
+
+        require_profile(load_config(Path(task_dir), mode=mode, dt=dt, dtf=dtf, variables=variables), profile)
     execution = TaskExecution(
         Path(task_dir),
         mode=mode,

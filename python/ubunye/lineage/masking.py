@@ -71,14 +71,25 @@ def is_secret_name(name: str) -> bool:
     return len(segments) > 1 and segments[-1] == "key" and segments[-2] in _SECRET_KEY_PREFIXES
 
 
+# Values of ``secret://`` references this process resolved (ubunye.engine.secrets): masked in every text.
+_RESOLVED: set[str] = set()
+
+
+def remember_secret(value: str) -> None:
+    """Mask ``value`` (a resolved ``secret://`` reference) wherever :func:`mask_text` masks."""
+    if value:
+        _RESOLVED.add(value)
+
+
 def mask_text(text: str, secrets: Iterable[str] = ()) -> str:
-    """Mask URL passwords, secret-looking ``key=value`` parameters and known secret values."""
+    """Mask URL passwords, secret-looking ``key=value`` parameters, known secret values and
+    the resolved ``secret://`` values."""
     out = _URL_USERINFO.sub(lambda m: f"{m['scheme']}{m['user']}:{MASK}@", text)
     out = _PARAM.sub(
         lambda m: f"{m['key']}{m['sep']}{MASK}" if is_secret_name(m["key"]) else m.group(0), out
     )
     out = _BEARER.sub(lambda m: f"{m.group(1)} {MASK}", out)
-    for value in sorted({s for s in secrets if len(s) >= 4}, key=len, reverse=True):
+    for value in sorted({s for s in (*secrets, *_RESOLVED) if len(s) >= 4}, key=len, reverse=True):
         out = out.replace(value, MASK)
     return out
 

@@ -18,6 +18,7 @@ from typing import Optional
 import click
 
 from ubunye.cli import lineage_render as show_
+from ubunye.cli.commands import refused as _refused
 from ubunye.cli.lineage_options import (
     TaskRef,
     lineage_errors,
@@ -216,9 +217,13 @@ def verify_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool
 @store_options
 @task_options
 @click.option("--run-id", default=None, help="Only this run (default: every run of the selection).")
+@click.option("--namespace", default=None, help="The events' job namespace (default: ubunye).")
+@click.option("--send", is_flag=True,
+              help="POST the events (to UBUNYE_OPENLINEAGE_URL, else 0.8.0's OPENLINEAGE_URL); one must be set.")
 @lineage_errors
 def openlineage_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool, usecase: Optional[str],
-                        package: Optional[str], task: Optional[str], run_id: Optional[str]) -> None:
+                        package: Optional[str], task: Optional[str], run_id: Optional[str],
+                        namespace: Optional[str], send: bool) -> None:
     """Stored runs as OpenLineage run events, one JSON per line (POSTed if UBUNYE_OPENLINEAGE_URL is set)."""
     from ubunye.lineage.openlineage import URL_ENV, PostError, post_events, stored_runs, to_openlineage_events
 
@@ -232,7 +237,12 @@ def openlineage_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json:
             fail("-p needs -u: a package is named by usecase/package")
         records = stored_runs(store, usecase=usecase, package=package, task=task)
     events = to_openlineage_events(records)
-    url = os.environ.get(URL_ENV)
+    if namespace is not None:
+        for event in events:
+            event["job"]["namespace"] = namespace
+    url = os.environ.get(URL_ENV) or (os.environ.get("OPENLINEAGE_URL") if send else None)
+    if send and not url:
+        fail(f"--send needs {URL_ENV} (or OPENLINEAGE_URL) set to the OpenLineage endpoint")
     sent = None
     if url:
         try:
@@ -243,3 +253,7 @@ def openlineage_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json:
         emit_json("openlineage", {"events": events, "posted": sent})
     else:
         show_.json_lines(events)
+
+
+for _name, _command in _refused.LINEAGE_COMMANDS.items():  # 0.8.0's `lineage focus`: one line saying why
+    lineage_group.add_command(_command, _name)

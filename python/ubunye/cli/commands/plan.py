@@ -2,15 +2,19 @@
 
 Renders each task's config with the run's variables and prints its inputs,
 transform and outputs with their formats and locations; nothing is read or written.
+As 0.8.0's plan, a local input that is missing (and that no earlier task of the plan
+writes) is a problem, and so, with ``--backend``, is what that backend cannot do:
+each prints a ``problem:`` line and the exit status is 1.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Optional
 
 import click
 
-from ubunye.cli.commands.run import _check_names, _parse_vars
+from ubunye.cli.commands.run import _check_names, _parse_vars, refuse_unsupported
 
 
 @click.command("plan")
@@ -24,15 +28,27 @@ from ubunye.cli.commands.run import _check_names, _parse_vars
 @click.option("-dtf", "--dtf", "--data-timestamp-format", "dtf", default=None,
               help="The run date format (template variable dtf).")
 @click.option("--var", "var_items", multiple=True, metavar="K=V", help="Extra template variable (repeatable).")
+@click.option("--backend", default=None, metavar="spark|pandas",
+              help="Also check each input and output against what this backend can do (exit 1 if one cannot run).")
+@click.option("--json", "as_json", is_flag=True, hidden=True, help="ubunye-engine 0.8.0's; refused in one line.")
 def plan_command(usecase_dir: Path, usecase: str, package: str, tasks: tuple[str, ...], mode: str,
-                 dt: Optional[str], dtf: Optional[str], var_items: tuple[str, ...]) -> None:
+                 dt: Optional[str], dtf: Optional[str], var_items: tuple[str, ...], backend: Optional[str],
+                 as_json: bool) -> None:
     """Print the inputs -> transform -> outputs of tasks of USECASE/PACKAGE."""
     from ubunye.cli.render import fail
     from ubunye.engine.config import load_config
     from ubunye.engine.errors import EngineError
 
-    variables = _parse_vars(var_items)
+    if as_json:
+        fail("plan --json (ubunye-engine 0.8.0) is not available: use `ubunye validate --json` for a "
+             "machine-readable check of the same tasks")
+    refuse_unsupported(backend)
+    variables = _parse_vars(var_items, dt, dtf)
     _check_names(usecase, package, tasks)
+    from ubunye.lineage.masking import mask_text  # a resolved secret:// value is not printed
+
+    problems = 0
+    written: set[str] = set()  # local outputs of the tasks planned so far (an input a later task reads)
     for name in tasks:
         task_dir = usecase_dir / usecase / package / name
         try:
@@ -42,8 +58,36 @@ def plan_command(usecase_dir: Path, usecase: str, package: str, tasks: tuple[str
         click.echo(f"--- Task: {usecase}/{package}/{name} ---")
         click.echo("Inputs:")
         for spec in config.inputs.values():
-            click.echo(f"  - {spec.name}: {spec.format} {spec.location}")
+            click.echo(f"  - {spec.name}: {spec.format} {mask_text(spec.location)}")
+            local = _local_path(spec.path)
+            if local is not None and not local.exists() and os.path.normpath(local) not in written:
+                click.echo(f"  problem: input {spec.name!r}: {mask_text(str(local))} is missing "
+                           "(and no earlier task in this plan writes it)")
+                problems += 1
         click.echo(f"Transform: {task_dir / 'transformations.py'}")
         click.echo("Outputs:")
         for spec in config.outputs.values():
-            click.echo(f"  - {spec.name}: {spec.format} {spec.location} (mode {spec.mode})")
+            click.echo(f"  - {spec.name}: {spec.format} {mask_text(spec.location)} (mode {spec.mode})")
+            local = _local_path(spec.path)
+            if local is not None:
+                written.add(os.path.normpath(local))
+        if backend is not None:
+            from ubunye.cli.commands.validate import check_task
+
+            problem = check_task(task_dir, mode=mode, profile=None, backend=backend, dt=dt, dtf=dtf,
+                                 variables=variables)
+            if problem is not None:
+                click.echo(f"  problem: {problem}")
+                problems += 1
+    if problems:
+        click.echo(f"Plan would fail: {problems} problem(s).", err=True)
+        raise SystemExit(1)
+
+
+def _local_path(path: Optional[str]) -> Optional[Path]:
+    """The local file or folder of a path (``file://`` or none), else None (a URL, a glob)."""
+    if path is None or any(c in path for c in "*?[{"):
+        return None
+    if path.startswith("file://"):
+        return Path(path[len("file://"):])
+    return None if "://" in path else Path(path)

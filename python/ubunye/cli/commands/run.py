@@ -10,23 +10,67 @@ import logging
 import sys
 import time
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any, NoReturn, Optional, Sequence
 
 import click
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 PIPELINE_FILE = "pipeline.yaml"
+BACKENDS = ("spark", "pandas")
 
 
-def _parse_vars(values: Sequence[str]) -> dict[str, str]:
+# --var names that are set another way (as ubunye-engine 0.8.0 refused them)
+_OWN_VARS = {"mode": "set it with -m/--mode", "env": "it is the environment ({{ env.NAME }})",
+             "task_dir": "it is the task's own folder ({{ task_dir }})"}
+
+
+def _parse_vars(values: Sequence[str], dt: Optional[str] = None, dtf: Optional[str] = None) -> dict[str, str]:
+    """``--var k=v`` items; a bad one is refused in one line (exit 2) naming it."""
+    from ubunye.cli.render import fail
+
     out: dict[str, str] = {}
     for item in values:
         key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise click.BadParameter(f"expected k=v; got {item!r}", param_hint="--var")
-        out[key.strip()] = value
+        key = key.strip()
+        if not sep or not key:
+            fail(f"--var {item!r}: expected k=v (e.g. --var region=gauteng)")
+        if not key.isidentifier():
+            fail(f"--var {item!r}: {key!r} is not a template name (letters, digits and _, not starting with a digit)")
+        if key in _OWN_VARS:
+            fail(f"--var {item!r}: {key!r} cannot be a --var: {_OWN_VARS[key]}")
+        flag = {"dt": ("-dt", dt), "dtf": ("-dtf", dtf)}.get(key)
+        if flag is not None and flag[1] is not None and flag[1] != value:
+            fail(f"--var {item!r}: {key} is also given by {flag[0]} {flag[1]!r}; pass one")
+        if key in out and out[key] != value:
+            fail(f"--var {item!r}: {key} is given twice with different values; pass one")
+        out[key] = value
     return out
+
+
+def refuse_unsupported(backend: Optional[str], rerun: bool = False, resume: bool = False) -> None:
+    """0.8.0 run options with no counterpart here, refused in one line (exit 2) before anything runs."""
+    from ubunye.cli.render import fail
+
+    if backend is not None and backend not in BACKENDS:
+        if backend.lower() == "databricks":
+            fail("--backend databricks (ubunye-engine 0.8.0) is not available: use --backend spark, which "
+                 "attaches to the Spark session already running (the cluster's, on Databricks)")
+        fail(f"--backend {backend!r}: expected one of {', '.join(BACKENDS)}")
+    if rerun:
+        fail("--rerun (ubunye-engine 0.8.0) is not available: a run here neither refuses nor replaces a batch an "
+             "earlier run appended (an append output appends again); to rerun a batch, write each batch to its "
+             "own path (.../{{ dt }}) with mode overwrite")
+    if resume:
+        fail("--resume (ubunye-engine 0.8.0) is not available: run the tasks that did not finish with -t TASK "
+             "(`ubunye lineage list` shows each task's last status)")
+
+
+def _usage(message: str) -> NoReturn:
+    """A usage error as one ``error:`` line (exit 2), not click's usage block."""
+    from ubunye.cli.render import fail
+
+    fail(message)
 
 
 def package_tasks(package_dir: Path) -> list[str]:
@@ -38,7 +82,7 @@ def package_tasks(package_dir: Path) -> list[str]:
         doc = yaml.safe_load(pipeline.read_text(encoding="utf-8")) or {}
         tasks = doc.get("tasks") if isinstance(doc, dict) else None
         if not isinstance(tasks, list) or not all(isinstance(t, str) for t in tasks):
-            raise click.UsageError(f"{pipeline}: tasks: expected a list of task folder names")
+            _usage(f"{pipeline}: tasks: expected a list of task folder names")
         return list(tasks)
     return sorted(p.name for p in package_dir.iterdir() if (p / "config.yaml").is_file())
 
@@ -55,7 +99,7 @@ def package_tasks(package_dir: Path) -> list[str]:
               help="The run date format (template variable dtf).")
 @click.option("-m", "--mode", default="DEV", show_default=True, help="Run mode (template variable mode).")
 @click.option("--var", "var_items", multiple=True, metavar="K=V", help="Extra template variable (repeatable).")
-@click.option("--backend", type=click.Choice(["spark", "pandas"]), default=None,
+@click.option("--backend", default=None, metavar="spark|pandas",
               help="Backend (default: the config's ENGINE.backend, else spark).")
 @click.option("--hash-engine", type=click.Choice(["spark-native", "spark-sql"]), default=None,
               help="Force a Spark hash engine (spark-sql: the mapInArrow fallback, no plugin jar).")
@@ -66,6 +110,8 @@ def package_tasks(package_dir: Path) -> list[str]:
               help="Hash every input, even one whose files an earlier record already proved.")
 @click.option("--deploy-mode", default=None, metavar="client",
               help="Accepted for ubunye-engine 0.8.0 scripts: only client (Spark runs in this process).")
+@click.option("--rerun", is_flag=True, hidden=True, help="ubunye-engine 0.8.0's; refused in one line.")
+@click.option("--resume", is_flag=True, hidden=True, help="ubunye-engine 0.8.0's; refused in one line.")
 def run_command(
     usecase_dir: Path,
     usecase: str,
@@ -82,23 +128,26 @@ def run_command(
     lineage_dir: str,
     rehash_inputs: bool,
     deploy_mode: Optional[str],
+    rerun: bool,
+    resume: bool,
 ) -> None:
     """Run tasks of USECASE/PACKAGE under USECASE_DIR."""
     check_deploy_mode(deploy_mode)
-    variables = _parse_vars(var_items)
+    refuse_unsupported(backend, rerun=rerun, resume=resume)
+    variables = _parse_vars(var_items, dt, dtf)
     _check_names(usecase, package, tasks)
     package_dir = usecase_dir / usecase / package
     if not package_dir.is_dir():
-        raise click.UsageError(f"no package folder {package_dir}")
+        _usage(f"no package folder {package_dir}")
     if run_all and tasks:
-        raise click.UsageError("give -t TASK or --all, not both")
+        _usage("give -t TASK or --all, not both")
     names = package_tasks(package_dir) if run_all else list(tasks)
     _check_names(usecase, package, names, where=package_dir / PIPELINE_FILE if run_all else None)
     if not names:
-        raise click.UsageError("no task to run: give -t TASK or --all")
+        _usage("no task to run: give -t TASK or --all")
     for name in names:
         if not (package_dir / name).is_dir():
-            raise click.UsageError(f"no task folder {package_dir / name}")
+            _usage(f"no task folder {package_dir / name}")
     code = run_tasks(usecase_dir, usecase, package, names, dt=dt, dtf=dtf, mode=mode, variables=variables,
                      backend=backend, hash_engine=hash_engine, lineage=lineage, lineage_dir=lineage_dir,
                      reuse_hashes=False if rehash_inputs else None)
@@ -108,10 +157,10 @@ def run_command(
 def check_deploy_mode(deploy_mode: Optional[str]) -> None:
     """0.8.0's ``--deploy-mode``: ``client`` is what runs here anyway; anything else is refused."""
     if deploy_mode is not None and deploy_mode.lower() != "client":
-        raise click.BadParameter(
-            f"{deploy_mode!r}: only client; ubunye run starts Spark in this process "
-            "(for cluster mode, spark-submit a script that calls ubunye.run_task)",
-            param_hint="--deploy-mode")
+        from ubunye.cli.render import fail
+
+        fail(f"--deploy-mode {deploy_mode}: only client; ubunye run starts Spark in this process "
+             "(for cluster mode, spark-submit a script that calls ubunye.run_task)")
 
 
 def _check_names(usecase: str, package: str, tasks: Sequence[str], where: Optional[Path] = None) -> None:
@@ -151,6 +200,7 @@ def _run_each(usecase_dir: Path, usecase: str, package: str, names: Sequence[str
     from ubunye.engine.errors import EngineError
     from ubunye.engine.runner import run_task
     from ubunye.lineage.errors import InvalidName
+    from ubunye.lineage.masking import mask_text  # a resolved secret:// value never reaches the terminal
 
     failed = False
     for name in names:
@@ -159,7 +209,7 @@ def _run_each(usecase_dir: Path, usecase: str, package: str, names: Sequence[str
         try:
             result = run_task(usecase_dir / usecase / package / name, raise_on_error=False, **options)
         except (EngineError, InvalidName) as exc:  # a config, task or name that cannot be used: nothing ran
-            click.echo(f"FAIL {task_path}: {' '.join(str(exc).split())}", err=True)
+            click.echo(f"FAIL {task_path}: {mask_text(' '.join(str(exc).split()))}", err=True)
             failed = True
             break
         seconds = time.perf_counter() - started
@@ -168,13 +218,13 @@ def _run_each(usecase_dir: Path, usecase: str, package: str, names: Sequence[str
             where = f", record {result.record_path}" if result.record_path else ""
             click.echo(f"ok   {task_path} ({seconds:.1f}s, run {result.run_id[:8]}{where})")
         elif result.status == "success":
-            click.echo(f"FAIL {task_path}: ran ({seconds:.1f}s, run {result.run_id[:8]}) but {lost.pop(0)}", err=True)
+            click.echo(f"FAIL {task_path}: ran ({seconds:.1f}s, run {result.run_id[:8]}) but {mask_text(lost.pop(0))}", err=True)
         else:
             reason = result.reason()
-            click.echo(f"FAIL {task_path}: {reason}", err=True)
+            click.echo(f"FAIL {task_path}: {mask_text(reason)}", err=True)
             lost = [e for e in lost if e != reason]
         for error in lost:
-            click.echo(f"FAIL {task_path}: {error}", err=True)
+            click.echo(f"FAIL {task_path}: {mask_text(error)}", err=True)
         for entry in result.expectations:
             if not entry["passed"] and entry["severity"] == "warn":
                 click.echo(f"warn {task_path}: {entry['output']}: {entry['rule']} ({entry['kind']}) "

@@ -12,7 +12,7 @@ from typing import Optional
 
 import click
 
-from ubunye.cli.commands.run import _parse_vars, check_deploy_mode, run_tasks
+from ubunye.cli.commands.run import _parse_vars, _usage, check_deploy_mode, refuse_unsupported, run_tasks
 
 
 @click.command("task-dir", context_settings={"help_option_names": ["-h", "--help"]})
@@ -24,7 +24,7 @@ from ubunye.cli.commands.run import _parse_vars, check_deploy_mode, run_tasks
 @click.option("-dtf", "--dtf", "--data-timestamp-format", "dtf", default=None,
               help="The run date format (template variable dtf).")
 @click.option("--var", "var_items", multiple=True, metavar="K=V", help="Extra template variable (repeatable).")
-@click.option("--backend", type=click.Choice(["spark", "pandas"]), default=None,
+@click.option("--backend", default=None, metavar="spark|pandas",
               help="Backend (default: the config's ENGINE.backend, else spark).")
 @click.option("--hash-engine", type=click.Choice(["spark-native", "spark-sql"]), default=None,
               help="Force a Spark hash engine (spark-sql: the mapInArrow fallback, no plugin jar).")
@@ -49,9 +49,10 @@ def task_dir_command(task_dir: Path, mode: str, dt: Optional[str], dtf: Optional
     from ubunye.cli.render import fail
 
     check_deploy_mode(deploy_mode)
-    variables = _parse_vars(var_items)
+    refuse_unsupported(backend)
+    variables = _parse_vars(var_items, dt, dtf)
     if not task_dir.is_dir():
-        raise click.UsageError(f"no task folder {task_dir}")
+        _usage(f"no task folder {task_dir}")
     try:
         usecase_dir, usecase, package, task = task_folder_names(task_dir)
     except ValueError as exc:

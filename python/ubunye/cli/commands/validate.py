@@ -8,13 +8,16 @@ exit 0 when all are valid, 1 when one is not, 2 for usage errors.
 """
 from __future__ import annotations
 
+import json
 import sys
+import warnings
 from pathlib import Path
 from typing import Optional
 
 import click
 
-from ubunye.cli.commands.run import PIPELINE_FILE, _check_names, _parse_vars, package_tasks
+from ubunye.cli.commands.run import (PIPELINE_FILE, _check_names, _parse_vars, _usage, package_tasks,
+                                     refuse_unsupported)
 
 
 @click.command("validate")
@@ -31,35 +34,56 @@ from ubunye.cli.commands.run import PIPELINE_FILE, _check_names, _parse_vars, pa
 @click.option("-dtf", "--dtf", "--data-timestamp-format", "dtf", default=None,
               help="The run date format (template variable dtf).")
 @click.option("--var", "var_items", multiple=True, metavar="K=V", help="Extra template variable (repeatable).")
+@click.option("--backend", default=None, metavar="spark|pandas",
+              help="Also check that every input and output can run on this backend, without starting it.")
+@click.option("--json", "as_json", is_flag=True,
+              help='One JSON document: {"ok", "tasks": [{"task", "ok", "problems", "warnings"}]} (as 0.8.0).')
 def validate_command(usecase_dir: Path, usecase: str, package: str, tasks: tuple[str, ...], run_all: bool,
                      mode: str, profile: Optional[str], dt: Optional[str], dtf: Optional[str],
-                     var_items: tuple[str, ...]) -> None:
+                     var_items: tuple[str, ...], backend: Optional[str], as_json: bool) -> None:
     """Check the config and task code of tasks of USECASE/PACKAGE, running nothing."""
-    variables = _parse_vars(var_items)
+    from ubunye.cli.render import fail
+
+    refuse_unsupported(backend)
+    mode_given = click.get_current_context().get_parameter_source("mode") != click.core.ParameterSource.DEFAULT
+    if profile is not None and mode_given and mode != profile:
+        fail(f"--profile {profile} and -m {mode} disagree; pass one")
+    variables = _parse_vars(var_items, dt, dtf)
     _check_names(usecase, package, tasks)
     package_dir = usecase_dir / usecase / package
     if not package_dir.is_dir():
-        raise click.UsageError(f"no package folder {package_dir}")
+        _usage(f"no package folder {package_dir}")
     if run_all and tasks:
-        raise click.UsageError("give -t TASK or --all, not both")
+        _usage("give -t TASK or --all, not both")
     names = package_tasks(package_dir) if run_all else list(tasks)
     _check_names(usecase, package, names, where=package_dir / PIPELINE_FILE if run_all else None)
     if not names:
-        raise click.UsageError("no task to check: give -t TASK or --all")
+        _usage("no task to check: give -t TASK or --all")
     failed = 0
+    results = []
     for name in names:
-        problem = check_task(package_dir / name, mode=profile or mode, profile=profile, dt=dt, dtf=dtf,
-                             variables=variables)
-        if problem is None:
+        with warnings.catch_warnings(record=as_json) as caught:  # --json: the engine's warnings go in the document
+            problem = check_task(package_dir / name, mode=profile or mode, profile=profile, backend=backend,
+                                 dt=dt, dtf=dtf, variables=variables)
+        notes = [" ".join(str(w.message).split()) for w in caught or ()]
+        results.append({"task": name, "ok": problem is None, "problems": [] if problem is None else [problem],
+                        "warnings": notes})
+        if as_json:
+            failed += problem is not None
+        elif problem is None:
             click.echo(f"ok   {usecase}/{package}/{name}")
         else:
             click.echo(f"FAIL {usecase}/{package}/{name}: {problem}", err=True)
             failed += 1
+    if as_json:
+        click.echo(json.dumps({"ok": not failed, "tasks": results}, indent=2))
     sys.exit(1 if failed else 0)
 
 
-def check_task(task_dir: Path, *, mode: str, profile: Optional[str], **options: object) -> Optional[str]:
-    """Why the task folder cannot run (one line), or None when its config and code load."""
+def check_task(task_dir: Path, *, mode: str, profile: Optional[str], backend: Optional[str] = None,
+               **options: object) -> Optional[str]:
+    """Why the task folder cannot run (one line), or None when its config and code load
+    (and, given ``backend``, every input and output can run on it)."""
     from ubunye.engine.config import load_config
     from ubunye.engine.errors import EngineError
     from ubunye.engine.loader import load_task
@@ -72,6 +96,13 @@ def check_task(task_dir: Path, *, mode: str, profile: Optional[str], **options: 
         if profile is not None:
             require_profile(config, profile)
         load_task(task_dir, config=dict(config.raw))
+        if backend == "pandas":  # the pandas backend's own refusals (jdbc, Delta, tables, options), as a run makes them
+            from ubunye.engine.backends.pandas_backend import PandasBackend
+
+            checker = PandasBackend(time_zone=config.engine.time_zone)
+            for spec in [*config.inputs.values(), *config.outputs.values()]:
+                checker.check_spec(spec)
+        # spark: every format config.yaml takes runs on Spark (SparkBackend.formats)
     except EngineError as exc:
         return " ".join(str(exc).split())
     return None

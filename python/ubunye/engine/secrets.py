@@ -1,0 +1,81 @@
+"""``secret://<provider>/<reference>`` values in an input's or output's config (ubunye-engine 0.8.0).
+
+A config names a secret instead of holding it::
+
+    password: "secret://env/WAREHOUSE_PASSWORD"
+    token:    "secret://file//run/secrets/api_token"
+
+The whole value must be the reference (a secret is not spliced into a longer text).
+Two of 0.8.0's providers map onto what every machine has: ``env`` (an environment
+variable) and ``file`` (a file's contents without its final newline). They are
+resolved when the config is read, in the copy the run reads and writes with
+(``CONFIG.inputs`` and ``CONFIG.outputs``, as 0.8.0 resolved its connectors' copy);
+the config a record keeps still holds the reference. Each value is handed to
+:func:`ubunye.lineage.masking.remember_secret`, so records, error texts and
+``ubunye run``'s lines show ``***`` instead. Any other provider (``databricks``,
+``aws-sm``, ``gcp-sm``, ``azure-kv``, a plugin's) is refused in one line naming the key
+and the provider, before anything runs.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from ubunye.engine.errors import ConfigError
+
+SCHEME = "secret://"
+PROVIDERS = ("env", "file")
+_SECTIONS = ("inputs", "outputs")
+
+
+def resolve_secrets(doc: Any, file: Path) -> Any:
+    """``doc`` with every ``secret://`` value under ``CONFIG.inputs``/``CONFIG.outputs``
+    replaced by the secret; ``doc`` itself is untouched (returned as is when it has none)."""
+    config = doc.get("CONFIG") if isinstance(doc, dict) else None
+    if not isinstance(config, dict) or not any(_has_reference(config.get(s)) for s in _SECTIONS):
+        return doc
+    resolved = {**config, **{s: _walk(config[s], f"CONFIG.{s}", file) for s in _SECTIONS if s in config}}
+    return {**doc, "CONFIG": resolved}
+
+
+def _has_reference(node: Any) -> bool:
+    if isinstance(node, dict):
+        return any(_has_reference(v) for v in node.values())
+    if isinstance(node, list):
+        return any(_has_reference(v) for v in node)
+    return isinstance(node, str) and node.startswith(SCHEME)
+
+
+def _walk(node: Any, key: str, file: Path) -> Any:
+    if isinstance(node, dict):
+        return {k: _walk(v, f"{key}.{k}", file) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_walk(v, f"{key}[{i}]", file) for i, v in enumerate(node)]
+    if isinstance(node, str) and node.startswith(SCHEME):
+        return _fetch(node, key, file)
+    return node
+
+
+def _fetch(reference: str, key: str, file: Path) -> str:
+    from ubunye.lineage.masking import remember_secret
+
+    provider, _, ref = reference[len(SCHEME):].partition("/")
+    if not provider or not ref:
+        raise ConfigError(file, key, f"{reference!r} is not a secret reference; expected "
+                                     "secret://<provider>/<reference>, e.g. secret://env/API_TOKEN")
+    if provider == "env":
+        if ref not in os.environ:
+            raise ConfigError(file, key, f"secret://env/{ref}: environment variable {ref} is not set")
+        value = os.environ[ref]
+    elif provider == "file":
+        path = Path(ref)
+        if not path.is_file():
+            raise ConfigError(file, key, f"secret://file/{ref}: no secret file at {ref}")
+        value = path.read_text(encoding="utf-8").rstrip("\r\n")
+    else:
+        raise ConfigError(file, key, f"secret provider {provider!r} (ubunye-engine 0.8.0) is not supported here; "
+                                     f"use secret://env/NAME or secret://file/PATH (e.g. export the secret "
+                                     f"into an environment variable before the run)")
+    remember_secret(value)
+    return value
