@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import time
 import uuid
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
@@ -17,6 +16,7 @@ from ubunye.engine.config import IOSpec, TaskConfig, load_config
 from ubunye.engine.errors import EngineError, ExpectationError
 from ubunye.engine.expectations import broken_line, result_entry
 from ubunye.engine.loader import load_task, task_identity
+from ubunye.engine.result import TaskResult, task_frame
 from ubunye.engine.task import Task
 from ubunye.engine.taskcode import TaskCode
 from ubunye.engine.timings import Timings
@@ -28,79 +28,8 @@ class TransformError(EngineError):
     """A transform that returned something other than the configured outputs."""
 
 
-@dataclass
-class TaskResult:
-    """What a task run did: its status, its record and, on failure, why."""
-
-    task_path: str
-    run_id: str
-    status: str = "running"
-    error: Optional[BaseException] = None
-    record: Any = None  # RunRecord, when recorded
-    record_path: Optional[Path] = None
-    record_errors: list[Any] = field(default_factory=list)
-    outputs: dict[str, Any] = field(default_factory=dict)
-    expectations: list[dict[str, Any]] = field(default_factory=list)
-    timings: list[dict[str, Any]] = field(default_factory=list)
-    raised_at: Optional[str] = None  # "file.py:line in function" of the task's code that raised
-
-    @property
-    def ok(self) -> bool:
-        return self.status == "success" and not self.record_errors
-
-    # ubunye-engine 0.8.0's run_task returned the outputs dict: a result reads like one
-    # (result["name"], keys(), items(), values(), in, iteration over output names).
-    def __getitem__(self, name: str) -> Any:
-        if name not in self.outputs:
-            raise KeyError(f"{self.task_path}: no output {name!r} (outputs: {', '.join(self.outputs) or 'none'})")
-        return self.outputs[name]
-
-    def __contains__(self, name: object) -> bool:
-        return name in self.outputs
-
-    def __iter__(self) -> Any:
-        return iter(self.outputs)
-
-    def keys(self) -> Any:
-        return self.outputs.keys()
-
-    def items(self) -> Any:
-        return self.outputs.items()
-
-    def values(self) -> Any:
-        return self.outputs.values()
-
-    def reason(self) -> str:
-        """One line: why the run failed, or why its record is missing."""
-        if self.error is not None:
-            text = f"{type(self.error).__name__}: {self.error}" if not isinstance(self.error, EngineError) else str(self.error)
-            text = " ".join(text.split()).rstrip(": ")
-            return f"{self.raised_at}: {text}" if self.raised_at else text
-        if self.record_errors:
-            return " ".join(str(self.record_errors[0]).split())
-        return self.status
-
-
 def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
-
-
-def task_frame(exc: BaseException, task_dir: Path) -> str:
-    """Where in the task folder ``exc`` was raised: ``file.py:line in function`` of the
-    innermost frame under ``task_dir`` (the task's own code), else ``the transform``."""
-    root = Path(task_dir).resolve()
-    found = "the transform"
-    tb = exc.__traceback__
-    while tb is not None:
-        file = Path(tb.tb_frame.f_code.co_filename)
-        try:
-            relative = file.resolve().relative_to(root)
-        except (OSError, ValueError):
-            relative = None
-        if relative is not None:
-            found = f"{relative}:{tb.tb_lineno} in {tb.tb_frame.f_code.co_name}"
-        tb = tb.tb_next
-    return found
 
 
 class TaskExecution:
