@@ -87,6 +87,22 @@ def package_tasks(package_dir: Path) -> list[str]:
     return sorted(p.name for p in package_dir.iterdir() if (p / "config.yaml").is_file())
 
 
+def chosen_tasks(usecase_dir: Path, usecase: str, package: str, tasks: Sequence[str], run_all: bool,
+                 verb: str) -> tuple[Path, list[str]]:
+    """The package folder and the tasks named by ``-t`` or ``--all`` (usage errors otherwise)."""
+    _check_names(usecase, package, tasks)
+    package_dir = usecase_dir / usecase / package
+    if not package_dir.is_dir():
+        _usage(f"no package folder {package_dir}")
+    if run_all and tasks:
+        _usage("give -t TASK or --all, not both")
+    names = package_tasks(package_dir) if run_all else list(tasks)
+    _check_names(usecase, package, names, where=package_dir / PIPELINE_FILE if run_all else None)
+    if not names:
+        _usage(f"no task to {verb}: give -t TASK or --all")
+    return package_dir, names
+
+
 @click.command("run")
 @click.option("-d", "--usecase-dir", "usecase_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="Folder holding <usecase>/<package>/<task>/.")
@@ -135,16 +151,7 @@ def run_command(
     check_deploy_mode(deploy_mode)
     refuse_unsupported(backend, rerun=rerun, resume=resume)
     variables = _parse_vars(var_items, dt, dtf)
-    _check_names(usecase, package, tasks)
-    package_dir = usecase_dir / usecase / package
-    if not package_dir.is_dir():
-        _usage(f"no package folder {package_dir}")
-    if run_all and tasks:
-        _usage("give -t TASK or --all, not both")
-    names = package_tasks(package_dir) if run_all else list(tasks)
-    _check_names(usecase, package, names, where=package_dir / PIPELINE_FILE if run_all else None)
-    if not names:
-        _usage("no task to run: give -t TASK or --all")
+    package_dir, names = chosen_tasks(usecase_dir, usecase, package, tasks, run_all, "run")
     for name in names:
         if not (package_dir / name).is_dir():
             _usage(f"no task folder {package_dir / name}")

@@ -16,8 +16,7 @@ from typing import Optional
 
 import click
 
-from ubunye.cli.commands.run import (PIPELINE_FILE, _check_names, _parse_vars, _usage, package_tasks,
-                                     refuse_unsupported)
+from ubunye.cli.commands.run import _parse_vars, chosen_tasks, refuse_unsupported
 
 
 @click.command("validate")
@@ -49,16 +48,7 @@ def validate_command(usecase_dir: Path, usecase: str, package: str, tasks: tuple
     if profile is not None and mode_given and mode != profile:
         fail(f"--profile {profile} and -m {mode} disagree; pass one")
     variables = _parse_vars(var_items, dt, dtf)
-    _check_names(usecase, package, tasks)
-    package_dir = usecase_dir / usecase / package
-    if not package_dir.is_dir():
-        _usage(f"no package folder {package_dir}")
-    if run_all and tasks:
-        _usage("give -t TASK or --all, not both")
-    names = package_tasks(package_dir) if run_all else list(tasks)
-    _check_names(usecase, package, names, where=package_dir / PIPELINE_FILE if run_all else None)
-    if not names:
-        _usage("no task to check: give -t TASK or --all")
+    package_dir, names = chosen_tasks(usecase_dir, usecase, package, tasks, run_all, "check")
     failed = 0
     results = []
     for name in names:
