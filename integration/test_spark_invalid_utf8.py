@@ -35,3 +35,21 @@ def test_top_level_strings_hash_the_same_on_native_fallback_and_arrow(spark: Any
     for engine in ("spark-native", "spark-sql"):
         fp = fingerprint_spark(df, engine=engine)
         assert (fp.error, fp.data_hash) == (None, expected.data_hash), engine
+
+
+def test_nested_strings_hash_the_same_on_native_fallback_and_arrow(spark: Any) -> None:
+    raw, bad = VALUES["invalid and a quote"], VALUES["invalid alone"]
+    df = spark.sql(f"SELECT named_struct('s', CAST(X'{raw.hex()}' AS STRING), 'n', 1) AS t, "
+                   f"array(CAST(X'{bad.hex()}' AS STRING), 'ok', NULL) AS l, "
+                   f"map(CAST(X'{bad.hex()}' AS STRING), CAST(X'{raw.hex()}' AS STRING)) AS m")
+    strings = lambda values: pa.array(values, pa.binary()).view(pa.string())  # noqa: E731
+    table = pa.table({
+        "t": pa.StructArray.from_arrays([strings([raw]), pa.array([1], pa.int32())], ["s", "n"]),
+        "l": pa.ListArray.from_arrays(pa.array([0, 3], pa.int32()), strings([bad, b"ok", None])),
+        "m": pa.MapArray.from_arrays(pa.array([0, 1], pa.int32()), strings([bad]), strings([raw])),
+    })
+    expected = ubunye.fingerprint(table)
+    assert expected.error is None, expected
+    for engine in ("spark-native", "spark-sql"):
+        fp = fingerprint_spark(df, engine=engine)
+        assert (fp.error, fp.data_hash) == (None, expected.data_hash), engine

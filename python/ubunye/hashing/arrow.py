@@ -217,11 +217,6 @@ def line_array(batch: "pa.RecordBatch", kinds: list[tuple[str, Kind]]) -> "pa.St
             pieces = column_pieces(columns[name], kind)
         except RowsV1Error as exc:
             raise RowsV1Error(f"column {name!r} of type {kind.text}: {exc}") from None
-        except UnicodeDecodeError as exc:  # nested values are written from Python strings
-            raise RowsV1Error(
-                f"column {name!r} of type {kind.text}: a string inside it holds bytes that are not valid "
-                f"UTF-8 ({exc.object[exc.start:exc.start + 4]!r}); only the plugin writes those nested "
-                "(hash on Spark with the jar), top-level strings hash on every engine") from None
         nulls = max((p.null_count for p in pieces if not isinstance(p, str)), default=0)
         if nulls == n and n:
             continue

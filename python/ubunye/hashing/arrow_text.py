@@ -13,8 +13,9 @@ reference writer one value at a time.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Union
+from typing import TYPE_CHECKING, Any, Callable, Union
 
+from ubunye.hashing.errors import RowsV1Error
 from ubunye.hashing.javatext import double_text, float_text
 from ubunye.hashing.jsontext import line_bytes
 from ubunye.hashing.kinds import Kind
@@ -185,8 +186,62 @@ def _python_column(arr: "pa.Array", kind: Kind) -> list[Piece]:
 
     from ubunye.hashing.temporal import arrow_values
 
-    texts = [None if v is None else value_text(v, kind) for v in arrow_values(arr)]
+    try:
+        values = arrow_values(arr)
+    except UnicodeDecodeError:  # a nested string whose bytes are not UTF-8 (Spark holds such bytes)
+        return [_raw_text_column(arr, kind)]
+    texts = [None if v is None else value_text(v, kind) for v in values]
     return [pa.array(texts, pa.string())]
+
+
+def _raw_text_column(arr: "pa.Array", kind: Kind) -> "pa.Array":
+    """The reference writer's text of nested values whose strings hold bytes that are not
+    UTF-8, byte for byte as the plugin writes them: the strings are read as bytes, carried
+    through the writer as ``surrogateescape`` text (escapes touch only ASCII) and written
+    back to their bytes."""
+    import pyarrow as pa
+
+    from ubunye.hashing.temporal import arrow_values
+
+    try:
+        values = arrow_values(arr.cast(_strings_as_binary(arr.type)))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+        raise RowsV1Error(f"a string inside it holds bytes that are not valid UTF-8, and its strings "
+                          f"could not be read as bytes ({' '.join(str(exc).split())})") from None
+    texts = [None if v is None else value_text(_restored(v, kind), kind).encode("utf-8", "surrogateescape")
+             for v in values]
+    return pa.array(texts, pa.binary()).view(pa.string())
+
+
+def _strings_as_binary(t: "pa.DataType") -> "pa.DataType":
+    import pyarrow as pa
+    import pyarrow.types as pt
+
+    if pt.is_string(t) or pt.is_large_string(t):
+        return pa.binary() if pt.is_string(t) else pa.large_binary()
+    if pt.is_list(t) or pt.is_large_list(t):
+        make = pa.list_ if pt.is_list(t) else pa.large_list
+        return make(t.value_field.with_type(_strings_as_binary(t.value_type)))
+    if pt.is_map(t):
+        return pa.map_(_strings_as_binary(t.key_type), _strings_as_binary(t.item_type))
+    if pt.is_struct(t):
+        return pa.struct([t.field(i).with_type(_strings_as_binary(t.field(i).type)) for i in range(t.num_fields)])
+    return t
+
+
+def _restored(value: Any, kind: Kind) -> Any:
+    """``value`` with the bytes of its strings as ``surrogateescape`` text (see above)."""
+    if value is None:
+        return None
+    if kind.tag == "string":
+        return value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else value
+    if kind.tag == "list":
+        return [_restored(v, kind.children[0]) for v in value]
+    if kind.tag == "map":
+        return [(_restored(k, kind.children[0]), _restored(v, kind.children[1])) for k, v in value]
+    if kind.tag == "struct":
+        return {n: _restored(value.get(n), k) for n, k in zip(kind.names, kind.children)}
+    return value
 
 
 _VECTOR: dict[str, Callable[["pa.Array", Kind], list[Piece]]] = {
