@@ -38,6 +38,8 @@ def _one(df: Any, rule: Rule, rows: int) -> Outcome:
         return Outcome(rows, rows, missing)
     if rule.kind == "unique":
         keys = df[list(rule.key_columns)]
+        if rule.params.get("v080"):  # 0.8.0: every row of a repeated key, a null key one like any other
+            return Outcome(int(keys.duplicated(keep=False).sum()), rows)
         keys = keys[keys.notna().all(axis=1)]
         return Outcome(int(keys.duplicated(keep="first").sum()), rows)
     return Outcome(int(broken_rows(df, rule).sum()), rows)
@@ -47,9 +49,13 @@ def broken_rows(df: Any, rule: Rule) -> Any:
     """A numpy bool array, true on the rows breaking a row rule (not_null, between,
     one_of, matches) whose column the frame has."""
     import numpy as np
+    import pandas as pd
 
     col = df[rule.column]
-    present = col.notna().to_numpy(dtype=bool)
+    present = col.notna().to_numpy(dtype=bool, copy=True)
+    if rule.params.get("v080") and rule.kind != "matches" and pd.api.types.is_float_dtype(col.dtype):
+        # the 0.8.0 form: NaN in a float column is missing, as null is (not_null breaks, between and one_of pass)
+        present &= ~np.isnan(col.to_numpy(dtype="float64", na_value=np.nan))
     if rule.kind == "not_null":
         return ~present
     values = col[present]

@@ -51,6 +51,12 @@ def evaluate_spark_with(df: Any, rules: Sequence[Rule], extra: Sequence[Any] = (
             out.append(check_columns(rule, spark_frame_kinds(df)))
         elif missing_columns(rule, columns):
             out.append(Outcome(rows, rows, missing_columns(rule, columns)))
+        elif rule.kind == "unique" and rule.params.get("v080"):
+            # 0.8.0: every row of a repeated key, a null key one like any other
+            keys = [F.col(_q(c)) for c in rule.key_columns]
+            groups = df.groupBy(*keys).agg(F.count(F.lit(1)).alias("__n")).filter(F.col("__n") > 1)
+            repeated = groups.agg(F.sum("__n").alias("n")).collect()[0]["n"]
+            out.append(Outcome(int(repeated or 0), rows))
         elif rule.kind == "unique":
             keys = [F.col(_q(c)) for c in rule.key_columns]
             groups = df.select(*keys).dropna().groupBy(*keys).count()
@@ -70,27 +76,36 @@ def _broken(rule: Rule, columns: Sequence[str], floats: set[str], F: Any) -> Opt
     if rule.kind in ("row_count", "columns", "unique") or missing_columns(rule, columns):
         return None
     col = F.col(_q(str(rule.column)))
+    nan = F.isnan(col) if rule.column in floats else F.lit(False)
+    if rule.params.get("v080") and rule.kind != "matches":
+        # the 0.8.0 form: NaN in a float column is missing, as null is (not_null breaks, between and one_of pass)
+        if rule.kind == "not_null":
+            return col.isNull() | nan
+        return col.isNotNull() & ~nan & ~_inside(rule, col, F)
     if rule.kind == "not_null":
         return col.isNull()
-    if rule.kind == "between":
-        lo, hi = rule.params.get("min"), rule.params.get("max")
-        inside = F.lit(True)
-        if lo is not None:
-            inside = inside & (col >= F.lit(lo))
-        if hi is not None:
-            inside = inside & (col <= F.lit(hi))
-        # NaN sorts above every number in Spark; treat it as outside any range.
-        nan = F.isnan(col) if rule.column in floats else F.lit(False)
-        return col.isNotNull() & (~inside | nan)
+    if rule.kind == "between":  # NaN sorts above every number in Spark; treat it as outside any range.
+        return col.isNotNull() & (~_inside(rule, col, F) | nan)
     if rule.kind == "one_of":
-        allowed = [v for v in rule.params["values"] if v is not None]  # nulls pass anyway
-        return col.isNotNull() & ~col.isin(allowed)
+        return col.isNotNull() & ~_inside(rule, col, F)
     if rule.params.get("anywhere"):  # the 0.8.0 form: found anywhere (Java's find), "." stops at "\n" only
         return col.isNotNull() & ~col.cast("string").rlike("(?d)" + rule.params["pattern"])
     # matches: the whole value, "." matching line ends too (as re.fullmatch with DOTALL)
     pattern = "(?s)^(?:" + rule.params["pattern"] + r")\z"
     return col.isNotNull() & ~col.cast("string").rlike(pattern)
 
+
+def _inside(rule: Rule, col: Any, F: Any) -> Any:
+    """True where a non-null value passes a between or one_of rule."""
+    if rule.kind == "one_of":
+        return col.isin([v for v in rule.params["values"] if v is not None])  # nulls pass anyway
+    lo, hi = rule.params.get("min"), rule.params.get("max")
+    inside = F.lit(True)
+    if lo is not None:
+        inside = inside & (col >= F.lit(lo))
+    if hi is not None:
+        inside = inside & (col <= F.lit(hi))
+    return inside
 
 
 def split_spark(df: Any, rules: Sequence[Rule], column: str) -> tuple[Any, Any]:

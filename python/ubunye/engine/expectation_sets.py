@@ -203,7 +203,15 @@ def parse_set(body: dict, file: Path, key: str, name: str, inputs: Mapping[str, 
 
 
 def parse_kind_rule(item: Any, file: Path, key: str) -> Rule:
-    """One 0.8.0 rule: a mapping naming exactly one kind, as in ``- not_null: id``."""
+    """One 0.8.0 rule: a mapping naming exactly one kind, as in ``- not_null: id``, marked
+    ``v080`` so the checks count it as 0.8.0 did: ``unique`` counts every row of a repeated
+    key (null keys too), and NaN in a float column is missing (``not_null`` breaks on it,
+    ``between`` and ``one_of`` pass it)."""
+    rule = _kind_rule(item, file, key)
+    return replace(rule, params={**rule.params, "v080": True})
+
+
+def _kind_rule(item: Any, file: Path, key: str) -> Rule:
     if not isinstance(item, dict):
         raise ConfigError(file, key, f"expected a mapping naming one kind ({', '.join(KINDS)}); got {item!r}")
     kinds = [k for k in item if k in KINDS]

@@ -181,19 +181,18 @@ class BackendConformance:
         found = check_output(backend, "scored", backend.from_arrow(table), self._guard_rules(), {})
         assert found.broken == []
         clean = [r["id"] for r in backend.port(found.clean).collect()]
-        assert sorted(clean, key=lambda v: (v is None, v)) == [1, 2, 6, None]  # nulls pass between and one_of
+        assert sorted(clean, key=lambda v: (v is None, v)) == [1, 2, 6, 7, None]  # null and NaN pass (as in 0.8.0)
         assert dict(backend.port(found.quarantined).schema)["_ubunye_failed_rules"] == "string"
         got = sorted((r["id"], r["_ubunye_failed_rules"]) for r in backend.port(found.quarantined).collect())
-        assert got == [(3, "score_between"), (4, "city_one_of"), (5, "score_between,city_one_of"),
-                       (7, "score_between")]  # NaN lies outside any range
-        kept = pa.array([True, True, False, False, False, True, False, True])
+        assert got == [(3, "score_between"), (4, "city_one_of"), (5, "score_between,city_one_of")]
+        kept = pa.array([True, True, False, False, False, True, True, True])
         expected = table.filter(pa.compute.invert(kept)).append_column(
-            "_ubunye_failed_rules", pa.array(["score_between", "city_one_of", "score_between,city_one_of",
-                                              "score_between"], pa.string()))
+            "_ubunye_failed_rules", pa.array(["score_between", "city_one_of", "score_between,city_one_of"],
+                                             pa.string()))
         assert self.digest(backend, found.quarantined) == self.digest(backend, backend.from_arrow(expected))
         assert self.digest(backend, found.clean) == self.digest(backend, backend.from_arrow(table.filter(kept)))
         assert [(e["rule"], e["severity"], e["failed"], e["total"]) for e in found.entries] == [
-            ("score_between", "quarantine", 3, 8), ("city_one_of", "quarantine", 2, 8),
+            ("score_between", "quarantine", 2, 8), ("city_one_of", "quarantine", 2, 8),
             ("id_not_null", "warn", 1, 8)]
 
     def test_quarantine_output_is_empty_with_its_column_when_no_row_breaks(self, backend: Any) -> None:
@@ -201,7 +200,7 @@ class BackendConformance:
 
         from ubunye.engine.guards import check_output
 
-        table = quarantine_table().filter(pa.array([True, True, False, False, False, True, False, True]))
+        table = quarantine_table().filter(pa.array([True, True, False, False, False, True, True, True]))
         found = check_output(backend, "scored", backend.from_arrow(table), self._guard_rules(), {})
         port = backend.port(found.quarantined)
         assert port.count() == 0 and list(port.schema) == [*table.column_names, "_ubunye_failed_rules"]
@@ -211,9 +210,10 @@ class BackendConformance:
         from ubunye.engine.guards import check_output
 
         frame = backend.from_arrow(quarantine_table())
-        assert check_output(backend, "scored", frame, self._guard_rules(max_quarantine_rate=0.5), {}).broken == []
-        (line,) = check_output(backend, "scored", frame, self._guard_rules(max_quarantine_rate=0.4), {}).broken
-        assert line == "scored: 4 of 8 rows quarantined (50.0%), more than max_quarantine_rate 40.0%"
+        # 3 rows, 4 breaks (row 5 breaks both rules): 3/8 is not above 0.375, 4/8 would be
+        assert check_output(backend, "scored", frame, self._guard_rules(max_quarantine_rate=0.375), {}).broken == []
+        (line,) = check_output(backend, "scored", frame, self._guard_rules(max_quarantine_rate=0.3), {}).broken
+        assert line == "scored: 3 of 8 rows quarantined (37.5%), more than max_quarantine_rate 30.0%"
 
     def test_080_matches_finds_the_pattern_anywhere_and_the_list_form_the_whole_value(self, backend: Any) -> None:
         from ubunye.engine.expectation_sets import parse_set
@@ -227,6 +227,48 @@ class BackendConformance:
         assert (entry["failed"], entry["total"]) == (2, 8)  # Paris, Cape Town; a null passes
         whole = parse_rules([{"kind": "matches", "column": "city", "pattern": "ur|^S"}], Path("config.yaml"), "x")
         assert [o.failed for o in backend.check(frame, whole)] == [7]  # only a null passes
+
+    def test_080_form_counts_as_080_and_the_list_form_as_before(self, backend: Any) -> None:
+        from ubunye.engine.expectation_sets import parse_set
+        from ubunye.engine.expectations import parse_rules
+        from ubunye.engine.guards import check_output
+
+        frame = backend.from_arrow(keys_table())
+        found = parse_set({"rules": [{"unique": "id"}, {"unique": ["id", "tag"]}, {"unique": "score"},
+                                     {"not_null": "score"}, {"between": {"column": "score", "min": 0, "max": 100}},
+                                     {"one_of": {"column": "score", "values": [5.0, 50.0, 10.0]}}]},
+                          Path("config.yaml"), "CONFIG.expectations.scored", "scored", {}, {"scored": None})
+        entries = check_output(backend, "scored", frame, found, {}).entries
+        assert [(e["rule"], e["failed"], e["total"]) for e in entries] == [
+            ("id_unique", 7, 8),  # every row of the groups 1, 3 and null (two null ids form a group)
+            ("id_tag_unique", 6, 8),  # (1, a), (null, null), (3, c)
+            ("score_unique", 2, 8),  # the two NaN; the one null is a group of one
+            ("score_not_null", 3, 8),  # a null and two NaN
+            ("score_between", 2, 8),  # -1 and 200; null and NaN pass
+            ("score_one_of", 2, 8)]  # -1 and 200; null and NaN pass
+        listed = parse_rules([{"kind": "unique", "column": "id"}, {"kind": "unique", "columns": ["id", "tag"]},
+                              {"kind": "not_null", "column": "score"},
+                              {"kind": "between", "column": "score", "min": 0, "max": 100},
+                              {"kind": "one_of", "column": "score", "values": [5.0, 50.0, 10.0]}],
+                             Path("config.yaml"), "x")
+        # repeats after the first among non-null keys; NaN is a value: not null, outside any range, not listed
+        assert [o.failed for o in backend.check(frame, listed)] == [3, 2, 1, 4, 4]
+
+    def test_080_quarantine_splits_on_nan_as_080_does(self, backend: Any) -> None:
+        from ubunye.engine.expectation_sets import parse_set
+        from ubunye.engine.guards import check_output
+
+        rules = parse_set({"rules": [{"not_null": "score", "severity": "quarantine"},
+                                     {"between": {"column": "score", "min": 0, "max": 100}, "severity": "quarantine"},
+                                     {"one_of": {"column": "score", "values": [5.0, 50.0, 10.0, 200.0]},
+                                      "severity": "quarantine"}],
+                           "quarantine": "rejected"},
+                          Path("config.yaml"), "CONFIG.expectations.scored", "scored", {}, {"scored": None, "rejected": None})
+        found = check_output(backend, "scored", backend.from_arrow(keys_table()), rules, {})
+        assert sorted(r["n"] for r in backend.port(found.clean).collect()) == [0, 3, 7]
+        got = sorted((r["n"], r["_ubunye_failed_rules"]) for r in backend.port(found.quarantined).collect())
+        assert got == [(1, "score_not_null"), (2, "score_not_null"), (4, "score_between,score_one_of"),
+                       (5, "score_not_null"), (6, "score_between")]
 
     def test_reconcile_rows_and_sum_against_the_input(self, backend: Any) -> None:
         from ubunye.engine.guards import check_output, measure_inputs
@@ -266,5 +308,19 @@ def quarantine_table() -> Any:
             "score": pa.array([71.5, None, -1.0, 88.0, 120.0, 100.0, float("nan"), 6.0], pa.float64()),
             "city": pa.array(["Durban", "Soweto", "Durban", "Paris", "Cape Town", None, "Durban", "Durban"]),
             "amount": pa.array([10, 20, 30, 40, 50, 60, 70, 80], pa.int64()),
+        }
+    )
+
+
+def keys_table() -> Any:
+    """Repeated keys (two null ids among them) and a float column with NaN and null."""
+    import pyarrow as pa
+
+    return pa.table(
+        {
+            "n": pa.array(range(8), pa.int64()),
+            "id": pa.array([1, 1, None, None, 2, 3, 3, 3], pa.int64()),
+            "tag": pa.array(["a", "a", None, None, "b", "c", "c", "d"], pa.string()),
+            "score": pa.array([5.0, float("nan"), None, 50.0, -1.0, float("nan"), 200.0, 10.0], pa.float64()),
         }
     )
