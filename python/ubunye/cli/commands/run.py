@@ -14,6 +14,8 @@ from typing import Any, NoReturn, Optional, Sequence
 
 import click
 
+from ubunye.cli.run_options import deploy_mode_option, engine_options, template_options
+
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 PIPELINE_FILE = "pipeline.yaml"
@@ -110,22 +112,10 @@ def chosen_tasks(usecase_dir: Path, usecase: str, package: str, tasks: Sequence[
 @click.option("-p", "--package", required=True, help="Package name.")
 @click.option("-t", "--task", "--task-list", "tasks", multiple=True, help="Task to run (repeatable, run in order).")
 @click.option("--all", "run_all", is_flag=True, help="Run every task of the package (pipeline.yaml order, else by name).")
-@click.option("-dt", "--dt", "--data-timestamp", "dt", default=None, help="The run date (template variable dt).")
-@click.option("-dtf", "--dtf", "--data-timestamp-format", "dtf", default=None,
-              help="The run date format (template variable dtf).")
+@template_options
 @click.option("-m", "--mode", default="DEV", show_default=True, help="Run mode (template variable mode).")
-@click.option("--var", "var_items", multiple=True, metavar="K=V", help="Extra template variable (repeatable).")
-@click.option("--backend", default=None, metavar="spark|pandas",
-              help="Backend (default: the config's ENGINE.backend, else spark).")
-@click.option("--hash-engine", type=click.Choice(["spark-native", "spark-sql"]), default=None,
-              help="Force a Spark hash engine (spark-sql: the mapInArrow fallback, no plugin jar).")
-@click.option("--lineage", is_flag=True, help="Write a run record per task.")
-@click.option("--lineage-dir", default=".ubunye/lineage", show_default=True,
-              help="Where records go, relative to the usecase dir.")
-@click.option("--rehash-inputs", is_flag=True,
-              help="Hash every input, even one whose files an earlier record already proved.")
-@click.option("--deploy-mode", default=None, metavar="client",
-              help="Accepted for ubunye-engine 0.8.0 scripts: only client (Spark runs in this process).")
+@engine_options
+@deploy_mode_option
 @click.option("--rerun", is_flag=True, hidden=True, help="ubunye-engine 0.8.0's; refused in one line.")
 @click.option("--resume", is_flag=True, hidden=True, help="ubunye-engine 0.8.0's; refused in one line.")
 def run_command(

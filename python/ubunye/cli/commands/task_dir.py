@@ -12,6 +12,8 @@ from typing import Optional
 
 import click
 
+from ubunye.cli.run_options import deploy_mode_option, engine_options, template_options
+
 from ubunye.cli.commands.run import _parse_vars, _usage, check_deploy_mode, refuse_unsupported, run_tasks
 
 
@@ -20,24 +22,12 @@ from ubunye.cli.commands.run import _parse_vars, _usage, check_deploy_mode, refu
               help="The task folder <usecase_dir>/<usecase>/<package>/<task>.")
 @click.option("-m", "--mode", default="PROD", show_default=True,
               help="Run mode (template variable mode); PROD by default, as ubunye-engine 0.8.0's python -m ubunye.")
-@click.option("-dt", "--dt", "--data-timestamp", "dt", default=None, help="The run date (template variable dt).")
-@click.option("-dtf", "--dtf", "--data-timestamp-format", "dtf", default=None,
-              help="The run date format (template variable dtf).")
-@click.option("--var", "var_items", multiple=True, metavar="K=V", help="Extra template variable (repeatable).")
-@click.option("--backend", default=None, metavar="spark|pandas",
-              help="Backend (default: the config's ENGINE.backend, else spark).")
-@click.option("--hash-engine", type=click.Choice(["spark-native", "spark-sql"]), default=None,
-              help="Force a Spark hash engine (spark-sql: the mapInArrow fallback, no plugin jar).")
-@click.option("--lineage", is_flag=True, help="Write a run record.")
-@click.option("--lineage-dir", default=".ubunye/lineage", show_default=True,
-              help="Where records go, relative to the usecase dir.")
-@click.option("--rehash-inputs", is_flag=True,
-              help="Hash every input, even one whose files an earlier record already proved.")
+@template_options
+@engine_options
 @click.option("--log-level", default="INFO", show_default=True,
               type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"], case_sensitive=False),
               help="Level of the engine's log messages (as 0.8.0's python -m ubunye).")
-@click.option("--deploy-mode", default=None, metavar="client",
-              help="Accepted for ubunye-engine 0.8.0 scripts: only client (Spark runs in this process).")
+@deploy_mode_option
 def task_dir_command(task_dir: Path, mode: str, dt: Optional[str], dtf: Optional[str], var_items: tuple[str, ...],
                      backend: Optional[str], hash_engine: Optional[str], lineage: bool, lineage_dir: str,
                      rehash_inputs: bool, log_level: str, deploy_mode: Optional[str]) -> None:

@@ -16,6 +16,8 @@ from typing import Optional
 
 import click
 
+from ubunye.cli.run_options import template_options
+
 from ubunye.cli.commands.run import _parse_vars, chosen_tasks, refuse_unsupported
 
 
@@ -29,10 +31,7 @@ from ubunye.cli.commands.run import _parse_vars, chosen_tasks, refuse_unsupporte
 @click.option("-m", "--mode", default="DEV", show_default=True, help="Run mode (template variable mode).")
 @click.option("--profile", default=None,
               help="Check with this mode, which must be one of the config's ENGINE.profiles (0.8.0's --profile).")
-@click.option("-dt", "--dt", "--data-timestamp", "dt", default=None, help="The run date (template variable dt).")
-@click.option("-dtf", "--dtf", "--data-timestamp-format", "dtf", default=None,
-              help="The run date format (template variable dtf).")
-@click.option("--var", "var_items", multiple=True, metavar="K=V", help="Extra template variable (repeatable).")
+@template_options
 @click.option("--backend", default=None, metavar="spark|pandas",
               help="Also check that every input and output can run on this backend, without starting it.")
 @click.option("--json", "as_json", is_flag=True,
