@@ -1,0 +1,40 @@
+"""The harness itself: a tree change is seen, a planted secret is found, a traceback is caught."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness import Result, assert_no_secret, assert_one_line_error, assert_unchanged, tree_digest
+
+
+def test_tree_digest_sees_a_change_a_removal_and_an_addition(tmp_path: Path) -> None:
+    (tmp_path / "a").write_text("1")
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "b").write_text("2")
+    before = tree_digest(tmp_path)
+    (tmp_path / "a").write_text("x")
+    (tmp_path / "d" / "b").unlink()
+    (tmp_path / "c").write_text("3")
+    with pytest.raises(AssertionError, match=r"removed \['d/b'\], added \['c'\], changed \['a'\]"):
+        assert_unchanged(before, tree_digest(tmp_path))
+    assert tree_digest(tmp_path, skip=["d", "a", "c"]) == {}
+
+
+def test_a_planted_secret_is_found_in_streams_and_files(tmp_path: Path) -> None:
+    with pytest.raises(AssertionError, match="stderr"):
+        assert_no_secret("s3cr3t", Result(1, "", "boom s3cr3t"))
+    (tmp_path / "rec.json").write_text('{"x": "s3cr3t"}')
+    with pytest.raises(AssertionError, match="rec.json"):
+        assert_no_secret("s3cr3t", None, tmp_path)
+    assert_no_secret("s3cr3t", Result(0, "ok", ""), tmp_path / "nothing")
+
+
+def test_a_traceback_or_two_error_lines_fail_the_one_line_check() -> None:
+    with pytest.raises(AssertionError):
+        assert_one_line_error(Result(2, "", "Traceback (most recent call last):\nerror: x"))
+    with pytest.raises(AssertionError):
+        assert_one_line_error(Result(2, "", "error: a\nerror: b"))
+    with pytest.raises(AssertionError):
+        assert_one_line_error(Result(1, "", "error: a"))
+    assert_one_line_error(Result(2, "", "error: config.yaml: CONFIG.outputs.x.path: empty"), naming=["config.yaml"])
