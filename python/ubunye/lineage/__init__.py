@@ -7,6 +7,7 @@ or pyspark:
 - :class:`LineageRecorder`: the monitor every entry point uses.
 - :class:`FileStore`, :func:`open_store`: where records live.
 - :class:`RunRecord`, :class:`Step`, :class:`RunContext`, :class:`DataEvent`: the data.
+- :func:`view`: the records as a notebook view (the lineage report's graph and tables).
 - errors: :class:`LineageError` and its subclasses.
 """
 from __future__ import annotations
@@ -29,6 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ubunye.lineage.record import RunRecord, Step
     from ubunye.lineage.recorder import LineageRecorder
     from ubunye.lineage.store import FileStore, open_store
+    from ubunye.lineage.view import ReportView, view
 
 _LAZY = {
     "run": "ubunye.lineage.api",
@@ -46,6 +48,8 @@ _LAZY = {
     "UnreadableRecord": "ubunye.lineage.errors",
     "InvalidName": "ubunye.lineage.errors",
     "RecordWriteError": "ubunye.lineage.errors",
+    "view": "ubunye.lineage.view",
+    "ReportView": "ubunye.lineage.view",
 }
 
 __all__ = sorted(_LAZY)

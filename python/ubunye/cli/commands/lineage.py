@@ -255,5 +255,9 @@ def openlineage_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json:
         show_.json_lines(events)
 
 
+from ubunye.cli.commands.lineage_report import report_command  # noqa: E402 (one command, one file)
+
+lineage_group.add_command(report_command)
+
 for _name, _command in _refused.LINEAGE_COMMANDS.items():  # 0.8.0's `lineage focus`: one line saying why
     lineage_group.add_command(_command, _name)

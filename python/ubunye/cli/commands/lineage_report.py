@@ -1,0 +1,42 @@
+"""``ubunye lineage report``: the records as one self-contained HTML page."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import click
+
+from ubunye.cli.lineage_options import lineage_errors, make_store, store_options, task_options
+from ubunye.cli.render import echo, emit_json, fail
+
+
+@click.command("report")
+@store_options
+@task_options
+@click.option("--since", default=None, help="Only runs started at or after this date (YYYY-MM-DD) or time.")
+@click.option("-o", "--output", "output", type=click.Path(path_type=Path), default=Path("lineage-report.html"),
+              show_default=True, help="The HTML file to write.")
+@lineage_errors
+def report_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool, usecase: Optional[str],
+                   package: Optional[str], task: Optional[str], since: Optional[str], output: Path) -> None:
+    """The graph of tasks and datasets, each task's runs, history and verdicts, as one HTML file."""
+    from ubunye.lineage.report_html import render_page
+    from ubunye.lineage.report_model import build_report
+
+    if task is not None and (usecase is None or package is None):
+        fail("-t needs -u and -p: a task is named by usecase/package/task")
+    if package is not None and usecase is None:
+        fail("-p needs -u: a package is named by usecase/package")
+    report = build_report(make_store(usecase_dir, lineage_dir), usecase=usecase, package=package,
+                          task=task, since=since)
+    page = render_page(report)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    temp = output.with_name(f".{output.name}.tmp")
+    temp.write_text(page, encoding="utf-8")
+    temp.replace(output)  # a reader never sees half a page
+    summary = {"output": str(output), "tasks": len(report.tasks), "datasets": len(report.datasets),
+               "runs": report.run_count, "bytes": len(page.encode("utf-8"))}
+    if as_json:
+        emit_json("report", summary)
+    else:
+        echo(f"wrote {output}: {summary['tasks']} tasks, {summary['datasets']} datasets, {summary['runs']} runs")

@@ -1,0 +1,282 @@
+"""What the lineage report shows, gathered from the records alone.
+
+:func:`build_report` reads every task of a store (``-u/-p/-t`` and ``--since`` narrow it)
+and returns a :class:`Report`: the graph of tasks and datasets, every run of every task
+(oldest first) with the compare verdict of each step against the run before it, and each
+run's whole record, masked. :mod:`ubunye.lineage.report_html` renders it; the notebook view
+(:mod:`ubunye.lineage.view`) shows the same.
+
+The graph is drawn as the newest run of each task saw it: a step's location names its
+dataset (a local path normalised, a URL or table name as written), so a dataset written by
+one task and read by another joins them. A step without a location is a dataset of its own
+(``<task>:<direction>:<name>``). Nodes are placed in layers by the longest path from a
+source (datasets feed tasks feed datasets), and ordered within a layer by the mean position
+of their neighbours in the layer before (two sweeps), which keeps edges short and mostly
+uncrossed without a layout library.
+"""
+from __future__ import annotations
+
+import json
+import posixpath
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Iterable, Optional
+
+from ubunye.lineage.compare import (
+    CHANGED, MISSING, NOT_COMPARABLE, UNCHANGED, UNKNOWN, compare_records, describe_problem,
+)
+from ubunye.lineage.masking import mask_text
+from ubunye.lineage.record import RunRecord, Step
+from ubunye.lineage.search import RunSource, parse_since
+
+# The verdict words of the report (compare's five collapse to three).
+SAME, CHANGED_WORD, UNKNOWN_WORD = "same", "changed", "unknown"
+_VERDICT = {UNCHANGED: SAME, CHANGED: CHANGED_WORD, MISSING: CHANGED_WORD,
+            UNKNOWN: UNKNOWN_WORD, NOT_COMPARABLE: UNKNOWN_WORD}
+
+# Layout, in SVG user units.
+NODE_W, NODE_H, GAP_X, GAP_Y = 170, 44, 56, 18
+
+
+@dataclass
+class Report:
+    """The report's data: ``tasks``, ``datasets``, ``edges``, ``layout`` and the masked ``records``."""
+
+    tasks: list[dict[str, Any]]
+    datasets: list[dict[str, Any]]
+    edges: list[tuple[str, str]]
+    layout: dict[str, tuple[float, float]]
+    size: tuple[float, float]
+    records: dict[str, str] = field(default_factory=dict)  # record key -> masked record JSON
+    filters: dict[str, Any] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)  # damaged record files, one line each
+
+    @property
+    def run_count(self) -> int:
+        return sum(len(t["runs"]) for t in self.tasks)
+
+    def data(self) -> dict[str, Any]:
+        """Everything but the records, as the page's scripts read it."""
+        return {
+            "filters": self.filters,
+            "tasks": self.tasks,
+            "datasets": self.datasets,
+            "edges": [list(e) for e in self.edges],
+            "layout": {k: [round(x, 1), round(y, 1)] for k, (x, y) in self.layout.items()},
+            "size": [round(self.size[0], 1), round(self.size[1], 1)],
+            "skipped": self.skipped,
+        }
+
+
+def _started(record: RunRecord) -> str:
+    return record.started_at or ""
+
+
+def dataset_key(task_path: str, step: Step) -> str:
+    """The dataset a step reads or writes: its location (a local path normalised), else its own."""
+    location = (step.location or "").strip()
+    if not location:
+        return f"{task_path}:{step.direction}:{step.name}"
+    if "://" in location or location.startswith(("dbfs:", "file:")):
+        return location.rstrip("/") or location
+    return posixpath.normpath(location)
+
+
+def _rows(steps: list[Step]) -> Optional[int]:
+    counts = [s.row_count for s in steps]
+    if not counts or any(not isinstance(c, int) or isinstance(c, bool) for c in counts):
+        return None
+    return sum(counts)  # type: ignore[arg-type]
+
+
+def _expectations(record: RunRecord) -> dict[str, int]:
+    counts = {"passed": 0, "failed": 0, "warned": 0}
+    for rule in record.expectations:
+        ok = rule.get("passed")
+        if ok is None:
+            ok = rule.get("success", rule.get("ok"))
+        if ok is True:
+            counts["passed"] += 1
+        elif rule.get("severity") == "warn":
+            counts["warned"] += 1
+        else:
+            counts["failed"] += 1
+    return counts
+
+
+def _engines(record: RunRecord) -> str:
+    found = sorted({s.hash_engine for s in record.steps if s.hash_engine})
+    return ", ".join(found)
+
+
+def _verdicts(before: Optional[RunRecord], record: RunRecord) -> Optional[dict[str, Any]]:
+    """Each step's verdict against the run before (None for a task's first run)."""
+    if before is None:
+        return None
+    steps = []
+    counts = {SAME: 0, CHANGED_WORD: 0, UNKNOWN_WORD: 0}
+    for diff in compare_records(before, record).steps:
+        word = _VERDICT.get(diff.verdict, UNKNOWN_WORD)
+        counts[word] += 1
+        entry: dict[str, Any] = {"direction": diff.direction, "name": diff.name, "verdict": word}
+        if word != SAME:
+            entry["rows"] = [diff.row_count.a, diff.row_count.b]
+            entry["reason"] = mask_text(describe_problem(diff))  # compare's own line
+        steps.append(entry)
+    return {"before": before.run_id, "counts": counts, "steps": steps}
+
+
+def _run_summary(key: str, before: Optional[RunRecord], record: RunRecord) -> dict[str, Any]:
+    return {
+        "key": key,
+        "run_id": record.run_id,
+        "status": record.status,
+        "started_at": record.started_at,
+        "duration_sec": record.duration_sec,
+        "backend": record.backend,
+        "engine": _engines(record),
+        "rows_in": _rows(record.inputs),
+        "rows_out": _rows(record.outputs),
+        "expectations": _expectations(record),
+        "error": mask_text(record.error) if record.error else None,
+        "vs_before": _verdicts(before, record),
+    }
+
+
+def build_report(source: RunSource, *, usecase: Optional[str] = None, package: Optional[str] = None,
+                 task: Optional[str] = None, since: Optional[str] = None) -> Report:
+    """The report of every task in ``source`` matching the filters (``since``: ``YYYY-MM-DD`` or
+    an ISO time; runs started before it are left out, the one just before still gives the
+    first shown its verdict)."""
+    floor = parse_since(since) if since else None
+    tasks: list[dict[str, Any]] = []
+    records: dict[str, str] = {}
+    datasets: dict[str, dict[str, Any]] = {}
+    edges: set[tuple[str, str]] = set()
+    for u, p, t in source.iter_tasks():
+        if (usecase and u != usecase) or (package and p != package) or (task and t != task):
+            continue
+        runs = sorted(source.list_runs(u, p, t), key=lambda r: (_started(r), r.run_id))
+        if not runs:
+            continue
+        task_path = f"{u}/{p}/{t}"
+        task_id = f"t{len(tasks)}"
+        shown, kept = [], []
+        for i, record in enumerate(runs):
+            moment = _moment(record)
+            if floor is not None and moment is not None and moment < floor:
+                continue
+            key = f"{task_id}-{i}"
+            shown.append(_run_summary(key, runs[i - 1] if i else None, record))
+            kept.append(record)
+            records[key] = mask_text(_compact(record.to_json()))  # as stored, seal included
+        if not shown:
+            continue
+        tasks.append({"id": task_id, "path": task_path, "status": kept[-1].status, "runs": shown})
+        _add_datasets(task_id, task_path, kept, datasets, edges)
+    layout, size = layout_graph([t["id"] for t in tasks], [d["id"] for d in datasets.values()], sorted(edges))
+    tasks.sort(key=lambda t: (layout[t["id"]], t["path"]))  # upstream tasks first, as drawn
+    filters = {k: v for k, v in (("usecase", usecase), ("package", package), ("task", task),
+                                  ("since", since)) if v}
+    for node in datasets.values():
+        del node["_seen"]
+    return Report(tasks, list(datasets.values()), sorted(edges), layout, size, records, filters)
+
+
+def _compact(text: str) -> str:
+    return json.dumps(json.loads(text), ensure_ascii=False, separators=(",", ":"))
+
+
+def _moment(record: RunRecord) -> Optional[datetime]:
+    if not record.started_at:
+        return None
+    try:
+        return parse_since(record.started_at)
+    except ValueError:
+        return None
+
+
+def _add_datasets(task_id: str, task_path: str, runs: list[RunRecord], datasets: dict[str, dict[str, Any]],
+                  edges: set[tuple[str, str]]) -> None:
+    """Every dataset any run of the task read or wrote, joined to the task; a dataset shows what
+    its newest writer wrote (or, never written here, what its newest reader read)."""
+    for record in runs:  # oldest first: a newer run's values replace an older one's
+        for step in record.steps:
+            key = dataset_key(task_path, step)
+            node = datasets.get(key)
+            if node is None:
+                node = {"id": f"d{len(datasets)}", "name": mask_text(key), "format": step.format,
+                        "rows": None, "data_hash": None, "writer": None, "status": None, "_seen": ("", "")}
+                datasets[key] = node
+            output = step.direction == "output"
+            rank = ("1" if output else "0", _started(record))
+            if rank >= node["_seen"]:
+                node.update(rows=step.row_count, data_hash=step.data_hash, _seen=rank,
+                            writer=task_path if output else node["writer"],
+                            status=record.status if output else node["status"])
+            edges.add((task_id, node["id"]) if output else (node["id"], task_id))
+
+
+def layout_graph(task_ids: Iterable[str], dataset_ids: Iterable[str],
+                 edges: list[tuple[str, str]]) -> tuple[dict[str, tuple[float, float]], tuple[float, float]]:
+    """Top-left corners of every node, in layers left to right, and the drawing's size."""
+    nodes = [*task_ids, *dataset_ids]
+    preds: dict[str, list[str]] = {n: [] for n in nodes}
+    for a, b in edges:
+        preds[b].append(a)
+    layer: dict[str, int] = {}
+
+    for n in nodes:
+        _iterative_depth(n, preds, layer)
+    layers: dict[int, list[str]] = {}
+    for n in nodes:
+        layers.setdefault(layer[n], []).append(n)
+    order: dict[str, float] = {}
+    for k in sorted(layers):
+        members = layers[k]
+        for pos, n in enumerate(members):
+            parents = [order[p] for p in preds[n] if p in order]
+            order[n] = sum(parents) / len(parents) if parents else float(pos)
+        members.sort(key=lambda n: (order[n], n))
+        for pos, n in enumerate(members):
+            order[n] = float(pos)
+    layout = {}
+    for k, members in layers.items():
+        for pos, n in enumerate(members):
+            layout[n] = (20 + k * (NODE_W + GAP_X), 20 + pos * (NODE_H + GAP_Y))
+    width = 40 + (max(layers) + 1 if layers else 0) * (NODE_W + GAP_X) - GAP_X
+    height = 40 + max((len(m) for m in layers.values()), default=0) * (NODE_H + GAP_Y) - GAP_Y
+    return layout, (max(width, 0), max(height, 0))
+
+
+def _iterative_depth(start: str, preds: dict[str, list[str]], layer: dict[str, int]) -> None:
+    """Longest path from a source to ``start`` (without recursion: 10,000 nodes deep is fine);
+    an edge closing a cycle is ignored."""
+    if start in layer:
+        return
+    stack: list[tuple[str, int]] = [(start, 0)]
+    on_path: set[str] = {start}
+    while stack:
+        node, i = stack[-1]
+        parents = preds[node]
+        if i < len(parents):
+            stack[-1] = (node, i + 1)
+            parent = parents[i]
+            if parent not in layer and parent not in on_path:
+                on_path.add(parent)
+                stack.append((parent, 0))
+            continue
+        layer[node] = 1 + max((layer[p] for p in parents if p in layer), default=-1)
+        on_path.discard(node)
+        stack.pop()
+
+
+def script_safe(text: str) -> str:
+    """A JSON text made safe inside a ``<script>`` element (no ``</script>``, no ``<!--``)."""
+    return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+def to_json_text(data: Any) -> str:
+    """``data`` as JSON, safe inside a ``<script>`` element."""
+    return script_safe(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
