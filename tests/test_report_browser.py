@@ -140,7 +140,7 @@ def test_drill_down_filter_sort_and_graph_click(browser: object, tmp_path: Path)
     p.locator("table.runs tbody tr.run").first.click()
     assert p.locator(".drill").is_visible()
     record = p.locator(".drill pre").inner_text()
-    assert '"run_id"' in record and '"seal"' in record
+    assert '"run_id"' in record and '"data_hash"' in record
     # the task list's search narrows the list
     p.fill(".tasklist input", "p007/")
     assert sum(1 for li in p.locator(".tasklist li").all() if li.is_visible()) == 5

@@ -147,7 +147,7 @@ def status_problem(record: RunRecord, label: str) -> Optional[str]:
 
 def compare_records(a: RunRecord, b: RunRecord) -> Comparison:
     """Compare run ``a`` (the older, usually) with run ``b``, field by field."""
-    steps = _compare_steps(a, b)
+    steps = compare_run_steps(a, b)
     problems = [p for p in (status_problem(a, "run A"), status_problem(b, "run B")) if p]
     problems += [describe_problem(s) for s in steps if s.verdict != UNCHANGED]
     if not steps:
@@ -349,7 +349,8 @@ def _absent_step(direction: str, name: str, sa: Optional[Step], sb: Optional[Ste
                     half("location"), reason=f"{direction} {name!r} is not in {side}")
 
 
-def _compare_steps(a: RunRecord, b: RunRecord) -> list[StepDiff]:
+def compare_run_steps(a: RunRecord, b: RunRecord) -> list[StepDiff]:
+    """Every input and output of two runs matched by (direction, name), compared."""
     out: list[StepDiff] = []
     for direction, la, lb in (("input", a.inputs, b.inputs), ("output", a.outputs, b.outputs)):
         da = {s.name: s for s in la}

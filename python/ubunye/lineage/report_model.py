@@ -23,7 +23,7 @@ from datetime import datetime
 from typing import Any, Iterable, Optional
 
 from ubunye.lineage.compare import (
-    CHANGED, MISSING, NOT_COMPARABLE, UNCHANGED, UNKNOWN, compare_records, describe_problem,
+    CHANGED, MISSING, NOT_COMPARABLE, UNCHANGED, UNKNOWN, compare_run_steps, describe_problem,
 )
 from ubunye.lineage.masking import mask_text
 from ubunye.lineage.record import RunRecord, Step
@@ -115,7 +115,7 @@ def _verdicts(before: Optional[RunRecord], record: RunRecord) -> Optional[dict[s
         return None
     steps = []
     counts = {SAME: 0, CHANGED_WORD: 0, UNKNOWN_WORD: 0}
-    for diff in compare_records(before, record).steps:
+    for diff in compare_run_steps(before, record):
         word = _VERDICT.get(diff.verdict, UNKNOWN_WORD)
         counts[word] += 1
         entry: dict[str, Any] = {"direction": diff.direction, "name": diff.name, "verdict": word}
@@ -169,7 +169,7 @@ def build_report(source: RunSource, *, usecase: Optional[str] = None, package: O
             key = f"{task_id}-{i}"
             shown.append(_run_summary(key, runs[i - 1] if i else None, record))
             kept.append(record)
-            records[key] = mask_text(_compact(record.to_json()))  # as stored, seal included
+            records[key] = json.dumps(_masked_doc(record), ensure_ascii=False, separators=(",", ":"), default=str)
         if not shown:
             continue
         tasks.append({"id": task_id, "path": task_path, "status": kept[-1].status, "runs": shown})
@@ -183,8 +183,31 @@ def build_report(source: RunSource, *, usecase: Optional[str] = None, package: O
     return Report(tasks, list(datasets.values()), sorted(edges), layout, size, records, filters)
 
 
-def _compact(text: str) -> str:
-    return json.dumps(json.loads(text), ensure_ascii=False, separators=(",", ":"))
+# Fields that hold hashes and ids: never secrets, and most of a record's characters (skipped by
+# the masking walk, which would otherwise scan them for nothing).
+_NOT_TEXT = frozenset({"run_id", "data_hash", "schema_hash", "code_hash", "config_hash", "environment_hash",
+                       "storage_signature", "seal", "hash_method", "hash_pass", "hash_engine", "started_at",
+                       "ended_at", "direction", "status", "record_version"})
+
+
+def _mask_tree(value: Any, key: str = "") -> Any:
+    if key in _NOT_TEXT:
+        return value
+    if isinstance(value, str):
+        return mask_text(value)
+    if isinstance(value, dict):
+        return {k: _mask_tree(v, str(k)) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_mask_tree(v) for v in value]
+    return value
+
+
+def _masked_doc(record: RunRecord) -> dict[str, Any]:
+    """The record's fields as stored, every text masked (a shallow read: no dataclass deep copy)."""
+    doc = dict(vars(record))
+    doc["inputs"] = [dict(vars(s)) for s in record.inputs]
+    doc["outputs"] = [dict(vars(s)) for s in record.outputs]
+    return _mask_tree(doc)
 
 
 def _moment(record: RunRecord) -> Optional[datetime]:
