@@ -273,6 +273,13 @@ def mask(text: Any) -> str:
     return current().text(text)
 
 
+class MaskedError(Exception):
+    """An exception whose texts are masked when it is made (the project's own errors derive from it)."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*(mask(a) if isinstance(a, str) else a for a in args))
+
+
 def mask_doc(obj: Any) -> Any:
     """A JSON tree masked by the current masker (ids and hashes kept)."""
     return current().doc(obj)

@@ -22,11 +22,40 @@ __all__ = ["run_task", "run_pipeline", "notebook", "TaskResult", "Notebook", "Ta
 
 class TaskFailed(EngineError):
     """A task run that did not succeed (its record, when recording, is written); an
-    :class:`~ubunye.engine.errors.EngineError` (0.8.0's ``UbunyeError``), as 0.8.0's run failures were."""
+    :class:`~ubunye.engine.errors.EngineError` (0.8.0's ``UbunyeError``), as 0.8.0's run failures were.
+    Its text is masked; raise it with :func:`failed` so its cause is masked too."""
 
     def __init__(self, result: TaskResult) -> None:
         self.result = result
         super().__init__(f"{result.task_path}: {result.reason()}")
+
+
+class MaskedCause(EngineError):
+    """Stands for an exception whose text held a secret: its type and masked text, no frames
+    (a job log prints a cause's traceback and message; a debugger's frames hold the values)."""
+
+
+def safe_cause(error: Optional[BaseException]) -> Optional[BaseException]:
+    """``error`` itself when no text along its chain changes under masking, else a masked copy."""
+    from ubunye.masking import mask
+
+    seen: list[BaseException] = []
+    link = error
+    while link is not None and link not in seen and len(seen) < 50:
+        seen.append(link)
+        link = link.__cause__ if link.__cause__ is not None else (None if link.__suppress_context__ else link.__context__)
+    if all(mask(str(e)) == str(e) and mask(repr(e)) == repr(e) for e in seen):
+        return error
+    assert error is not None
+    return MaskedCause(f"{type(error).__name__}: {error}")
+
+
+def failed(result: TaskResult) -> TaskFailed:
+    """The :class:`TaskFailed` of ``result`` with a cause that carries no unmasked text."""
+    exc = TaskFailed(result)
+    exc.__cause__ = safe_cause(result.error)
+    exc.__suppress_context__ = True
+    return exc
 
 
 def run_task(
@@ -81,7 +110,7 @@ def run_task(
     )
     result = execute(execution)
     if raise_on_error and result.status != "success":
-        raise TaskFailed(result) from result.error
+        raise failed(result)
     return result
 
 
@@ -175,9 +204,9 @@ def run_pipeline(
         results.append(result)
         if result.status != "success" and stop_on_error:
             break
-    failed = [r for r in results if r.status != "success"]
-    if failed and raise_on_error:
-        raise TaskFailed(failed[0]) from failed[0].error
+    not_ok = [r for r in results if r.status != "success"]
+    if not_ok and raise_on_error:
+        raise failed(not_ok[0])
     return results
 
 
