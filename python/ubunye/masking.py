@@ -37,10 +37,12 @@ ERROR_LIMIT = 2000
 _TRUNCATED = " ... [truncated]"
 SHORT = 4  # values shorter than this are masked only where they stand alone
 
-# Record fields that hold ids, hashes and seals: never masked (a short secret can occur in a digest).
+# Record fields that hold ids, hashes, seals, the identity that places a record in its store,
+# instants and the environment: never masked (a short secret can occur in a digest or a date).
 HASH_KEYS = frozenset({
     "run_id", "seal", "data_hash", "schema_hash", "config_hash", "code_hash", "environment_hash",
     "storage_signature", "hash_method", "hash_engine", "hash_pass", "record_version",
+    "usecase", "package", "task_name", "task_path", "started_at", "ended_at", "environment",
 })
 
 # Parts of a name that make it secret, matched case-insensitively anywhere in it.
@@ -55,13 +57,15 @@ _SECRET_SEGMENTS = frozenset({"auth", "authorization", "sig", "signature", "pass
 _SECRET_KEY_PREFIXES = frozenset({"secret", "master", "shared", "storage", "client", "encryption", "signing"})
 
 _STOP = r"\s\"'<>`"  # characters that end a URL-like token
-# scheme://user:password@ (the password runs to the last @ of the token: it may hold / @ :)
-_URL_USERINFO = re.compile(rf"(?P<head>[A-Za-z][A-Za-z0-9+.\-]*://(?P<user>[^:/?#@{_STOP}]*):)(?P<pw>[^{_STOP}]*)@")
+# scheme://user:password@ (the password runs to the last @ of the token: it may hold / @ :;
+# at most 512 characters, which keeps the pattern linear on long texts)
+_URL_USERINFO = re.compile(rf"(?P<head>(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]*://(?P<user>[^:/?#@{_STOP}]*):)(?P<pw>[^{_STOP}]{{0,512}})@")
 # jdbc:oracle:thin:user/password@host
-_ORACLE = re.compile(rf"(?i)(?P<head>jdbc:oracle:[a-z0-9]+:(?P<user>[^/@:{_STOP}]+)/)(?P<pw>[^{_STOP}]*)@")
-# key=value in query strings, JDBC/ODBC strings and connection strings
+_ORACLE = re.compile(rf"(?i)(?P<head>jdbc:oracle:[a-z0-9]+:(?P<user>[^/@:{_STOP}]+)/)(?P<pw>[^{_STOP}]{{0,512}})@")
+# key=value in query strings, JDBC/ODBC strings and connection strings (a key starts a token:
+# the lookbehinds keep these patterns linear on long texts)
 _PARAM = re.compile(
-    r"(?P<key>[A-Za-z_][\w.\-]*)(?P<sep>\s*=\s*)"
+    r"(?<![\w.\-])(?P<key>[A-Za-z_][\w.\-]*)(?P<sep>\s*=\s*)"
     r"(?P<value>\{(?:[^}]|\}\})*\}|\"[^\"]*\"|'[^']*'|(?:[^&;,\s\"')\]}]|[,)\]}](?=[^\s&;,)\]}]))+)"
 )
 # 'password': 'value' (a dict's repr) and "password": "value" (JSON)
