@@ -262,3 +262,9 @@ def test_task_result_reason_is_masked_after_collapsing() -> None:
     process().add("two\nline-secret-6")
     result = _failed_result(ValueError("got two\nline-secret-6"))
     assert "line-secret-6" not in result.reason()  # type: ignore[attr-defined]
+
+
+def test_a_known_value_is_masked_before_a_rule_can_cut_it_in_two() -> None:
+    secret = "it's \"R3pr\" \\pw"  # password=... would stop at the escaped quote of its repr
+    masked = Masker([secret]).text(f"Conn(password={secret!r}, extra={[secret]!r})")
+    assert "R3pr" not in masked and masked == "Conn(password=***, extra=['***'])"

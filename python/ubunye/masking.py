@@ -189,6 +189,9 @@ class Masker:
     def text(self, s: Any) -> str:
         """``s`` (as text) with every password, secret parameter, token and known value masked."""
         out = str(s)
+        pattern = self._values_pattern()  # known values first: a rule below may cut one in two
+        if pattern is not None:
+            out = pattern.sub(lambda m: m.group(0) if m.lastgroup == "digest" else MASK, out)
         out = _URL_USERINFO.sub(lambda m: f"{m['head']}{MASK}@", out)
         out = _ORACLE.sub(lambda m: f"{m['head']}{MASK}@", out)
         out = _PARAM.sub(lambda m: f"{m['key']}{m['sep']}{MASK}" if is_secret_name(m["key"]) else m.group(0), out)
@@ -196,11 +199,7 @@ class Masker:
             lambda m: f"{m['q']}{m['key']}{m['q']}{m['sep']}{m['v'][0]}{MASK}{m['v'][0]}"
             if is_secret_name(m["key"]) else m.group(0), out)
         out = _BEARER.sub(lambda m: f"{m['kind']}{m['sep']}{MASK}", out)
-        out = _BASIC.sub(lambda m: f"{m['kind']}{m['sep']}{MASK}" if _is_basic_credential(m["tok"]) else m.group(0), out)
-        pattern = self._values_pattern()
-        if pattern is not None:
-            out = pattern.sub(lambda m: m.group(0) if m.lastgroup == "digest" else MASK, out)
-        return out
+        return _BASIC.sub(lambda m: f"{m['kind']}{m['sep']}{MASK}" if _is_basic_credential(m["tok"]) else m.group(0), out)
 
     def error(self, e: Union[BaseException, str, None], limit: int = ERROR_LIMIT) -> Optional[str]:
         """An error as one text for a record or a line: ``"<Type>: <message>"`` for an

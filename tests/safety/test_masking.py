@@ -192,7 +192,7 @@ def test_secret_leak_secret_file_multi_line_value_raised_by_task(tmp_path: Path)
 
 RAISED = {  # probe id -> (the --var planted, the secret)
     "var-in-message": ("db_password=Ex-Msg-8812", "Ex-Msg-8812"),
-    "repr-with-quotes-and-backslash": ("conn_secret=it's \"R3pr\" \\pw", 'it\'s "R3pr" \\pw'),
+    "repr-with-quotes-and-backslash": ("conn_secret=it's \"R3pr\" \\pw", 'R3pr'),  # its repr form leaked
     "multi-line-first": ("private_key=Mline-first-7781\nMline-second-7782", "Mline-first-7781"),
     "multi-line-second": ("private_key=Mline-first-7781\nMline-second-7782", "Mline-second-7782"),
     "four-characters": ("pin_password=Qz7x", "Qz7x"),
