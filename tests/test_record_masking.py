@@ -157,8 +157,9 @@ def test_a_four_character_secret_is_masked_everywhere_but_inside_a_digest_or_id(
 
 
 def test_a_secret_shorter_than_four_is_masked_where_it_stands_alone() -> None:
-    masker = Masker(["Q7"])
+    masker = Masker(["Q7", "p"])
     assert masker.text("pin Q7 at Q7x and (Q7)") == "pin *** at Q7x and (***)"
+    assert masker.text("-t needs -u and -p; p=Q7-x") == "-t needs -u and -p; ***=Q7-x"
 
 
 def test_each_line_of_a_multi_line_secret_is_masked_alone() -> None:

@@ -13,7 +13,8 @@ and masks, in any text:
 - ``Bearer`` tokens and ``Basic`` credentials;
 - every known secret value in its raw, ``repr``, JSON-escaped, URL-encoded and
   whitespace-collapsed forms (and each line of a multi-line secret). A value shorter than 4
-  characters is masked only where it stands alone (not inside a word). A value is never masked
+  characters is masked only where it stands alone (not inside a word, nor joined to one by ``-``:
+  a password ``p`` leaves ``-p`` alone). A value is never masked
   inside a longer hexadecimal digest or uuid (a run id, a hash).
 
 Each run has its own masker (:meth:`Masker.for_run`, made current with :func:`active`); what a
@@ -180,6 +181,11 @@ class Masker:
         for value in _secrets_in(str(text or "")):
             self.add(value)
 
+    def clear(self) -> None:
+        """Forget every value this masker was given (a test suite: each test as a fresh process)."""
+        with self._lock:
+            self._values.clear()
+
     def values(self) -> frozenset[str]:
         with self._lock:
             own = frozenset(self._values)
@@ -240,8 +246,7 @@ class Masker:
             return None
         if self._built_for != values:
             forms = sorted({f for v in values for f in _forms(v)}, key=len, reverse=True)
-            parts = [re.escape(f) if len(f) >= SHORT else rf"(?<![0-9A-Za-z]){re.escape(f)}(?![0-9A-Za-z])"
-                     for f in forms]
+            parts = [re.escape(f) if len(f) >= SHORT else rf"(?<![\w\-]){re.escape(f)}(?![\w\-])" for f in forms]
             self._pattern = re.compile(rf"(?P<digest>{_DIGEST})|{'|'.join(parts)}")
             self._built_for = values
         return self._pattern

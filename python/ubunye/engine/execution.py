@@ -96,7 +96,8 @@ class TaskExecution:
             lineage_dir = settings.base_dir
         self.lineage_dir = lineage_dir or DEFAULT_LINEAGE_DIR
         self.run_id = str(uuid.uuid4())
-        self.result = TaskResult(task_path=f"{self.usecase}/{self.package}/{self.task_name}", run_id=self.run_id)
+        self.result = TaskResult(task_path=f"{self.usecase}/{self.package}/{self.task_name}", run_id=self.run_id,
+                                 masker=self.masker)
         self.timings = Timings()
         self.expectations: list[dict[str, Any]] = []
         self.sources: dict[str, Any] = {}

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from ubunye.engine.errors import EngineError
-from ubunye.masking import mask
+from ubunye.masking import current
 
 
 @dataclass
@@ -24,6 +24,7 @@ class TaskResult:
     expectations: list[dict[str, Any]] = field(default_factory=list)
     timings: list[dict[str, Any]] = field(default_factory=list)
     raised_at: Optional[str] = None  # "file.py:line in function" of the task's code that raised
+    masker: Any = field(default=None, repr=False, compare=False)  # the run's (ubunye.masking.Masker)
 
     @property
     def ok(self) -> bool:
@@ -52,7 +53,8 @@ class TaskResult:
         return self.outputs.values()
 
     def reason(self) -> str:
-        """One line, masked: why the run failed, or why its record is missing."""
+        """One line, masked (by the run's masker): why the run failed, or why its record is missing."""
+        mask = (self.masker or current()).text
         if self.error is not None:
             text = f"{type(self.error).__name__}: {self.error}" if not isinstance(self.error, EngineError) else str(self.error)
             text = " ".join(mask(text).split()).rstrip(": ")
@@ -62,6 +64,7 @@ class TaskResult:
         return self.status
 
     def __repr__(self) -> str:  # a notebook shows it: the error's text is masked like the reason
+        mask = (self.masker or current()).text
         error = None if self.error is None else f"{type(self.error).__name__}({mask(self.error)!r})"
         return mask(f"TaskResult(task_path={self.task_path!r}, run_id={self.run_id!r}, status={self.status!r}, "
                     f"error={error}, record_path={self.record_path!r}, outputs={list(self.outputs)!r})")

@@ -35,10 +35,12 @@ class MaskedCause(EngineError):
     (a job log prints a cause's traceback and message; a debugger's frames hold the values)."""
 
 
-def safe_cause(error: Optional[BaseException]) -> Optional[BaseException]:
-    """``error`` itself when no text along its chain changes under masking, else a masked copy."""
-    from ubunye.masking import mask
+def safe_cause(error: Optional[BaseException], masker: Any = None) -> Optional[BaseException]:
+    """``error`` itself when no text along its chain changes under masking (``masker``: the
+    run's, else the current one), else a masked copy."""
+    from ubunye.masking import current
 
+    mask = (masker or current()).text
     seen: list[BaseException] = []
     link = error
     while link is not None and link not in seen and len(seen) < 50:
@@ -47,13 +49,13 @@ def safe_cause(error: Optional[BaseException]) -> Optional[BaseException]:
     if all(mask(str(e)) == str(e) and mask(repr(e)) == repr(e) for e in seen):
         return error
     assert error is not None
-    return MaskedCause(f"{type(error).__name__}: {error}")
+    return MaskedCause(mask(f"{type(error).__name__}: {error}"))
 
 
 def failed(result: TaskResult) -> TaskFailed:
     """The :class:`TaskFailed` of ``result`` with a cause that carries no unmasked text."""
     exc = TaskFailed(result)
-    exc.__cause__ = safe_cause(result.error)
+    exc.__cause__ = safe_cause(result.error, result.masker)
     exc.__suppress_context__ = True
     return exc
 
