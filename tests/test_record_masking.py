@@ -269,3 +269,17 @@ def test_a_known_value_is_masked_before_a_rule_can_cut_it_in_two() -> None:
     secret = "it's \"R3pr\" \\pw"  # password=... would stop at the escaped quote of its repr
     masked = Masker([secret]).text(f"Conn(password={secret!r}, extra={[secret]!r})")
     assert "R3pr" not in masked and masked == "Conn(password=***, extra=['***'])"
+
+
+def test_loading_a_config_teaches_the_masker_its_passwords_and_secret_settings(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from ubunye.engine.config import load_config
+
+    task = tmp_path / "u" / "p" / "t"
+    task.mkdir(parents=True)
+    (task / "config.yaml").write_text(
+        "CONFIG:\n  inputs:\n    a: {format: parquet, path: 's3a://AK:Cfg-Url-Pw/1@bucket/a'}\n"
+        "  outputs:\n    b: {format: parquet, path: /tmp/b, options: {token: Cfg-Opt-Tok}}\n"
+        "ENGINE:\n  spark_conf: {spark.hadoop.fs.s3a.secret.key: Cfg-S3-Secret}\n", encoding="utf-8")
+    load_config(task, variables={"db_pass": "Cfg-Var-Pw", "n": "1"})
+    shown = mask("Cfg-Url-Pw/1 Cfg-Opt-Tok Cfg-S3-Secret Cfg-Var-Pw 1")
+    assert shown == "*** *** *** *** 1"

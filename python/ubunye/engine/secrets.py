@@ -42,6 +42,9 @@ def resolve_secrets(doc: Any, file: Path) -> Any:
     for section in _SECTIONS:  # URL and JDBC passwords, secret-named keys: masked wherever they appear
         if isinstance(config.get(section), dict):
             current().add_variables(config[section])
+    engine = doc.get("ENGINE")
+    if isinstance(engine, dict):  # spark_conf (spark.hadoop.fs.s3a.secret.key ...), its profiles' too
+        current().add_variables(engine)
     return doc
 
 
