@@ -44,6 +44,7 @@ HASH_KEYS = frozenset({
     "run_id", "seal", "data_hash", "schema_hash", "config_hash", "code_hash", "environment_hash",
     "storage_signature", "hash_method", "hash_engine", "hash_pass", "record_version",
     "usecase", "package", "task_name", "task_path", "started_at", "ended_at", "environment",
+    "direction", "status",
 })
 
 # Parts of a name that make it secret, matched case-insensitively anywhere in it.
