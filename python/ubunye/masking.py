@@ -289,6 +289,39 @@ class MaskedError(Exception):
         super().__init__(*(mask(a) if isinstance(a, str) else a for a in args))
 
 
+class MaskedCause(MaskedError):
+    """Stands for an exception whose text held a secret: its type and masked text, no frames
+    (a job log prints a cause's traceback and message; a debugger's frames hold the values)."""
+
+
+def safe_cause(error: Optional[BaseException], masker: Optional[Masker] = None) -> Optional[BaseException]:
+    """``error`` itself when no text along its chain changes under masking (``masker``: the
+    run's, else the current one), else a masked copy (:class:`MaskedCause`) to chain instead."""
+    text = (masker or current()).text
+    seen: list[BaseException] = []
+    link = error
+    while link is not None and all(link is not s for s in seen) and len(seen) < 50:
+        seen.append(link)
+        link = link.__cause__ if link.__cause__ is not None else (None if link.__suppress_context__ else link.__context__)
+    if error is None or all(text(str(e)) == str(e) and text(repr(e)) == repr(e) for e in seen):
+        return error
+    return MaskedCause(text(f"{type(error).__name__}: {error}"))
+
+
+@contextmanager
+def masked_causes() -> Iterator[None]:
+    """Re-raise a :class:`MaskedError` raised in the block with its cause made safe
+    (:func:`safe_cause`): ``raise ConfigError(...) from exc`` keeps no secret in ``exc``."""
+    try:
+        yield
+    except MaskedError as exc:
+        if exc.__cause__ is not None:
+            exc.__cause__ = safe_cause(exc.__cause__)
+        elif exc.__context__ is not None and not exc.__suppress_context__:
+            exc.__context__ = safe_cause(exc.__context__)
+        raise
+
+
 def mask_doc(obj: Any) -> Any:
     """A JSON tree masked by the current masker (ids and hashes kept)."""
     return current().doc(obj)

@@ -400,3 +400,37 @@ def test_secret_leak_api_config_error_quoting_a_secret_env_value(tmp_path: Path,
     shown = str(info.value) + repr(info.value) + "".join(traceback.format_exception(info.value))
     assert "Api-Mode-5561" not in shown and "***" in shown
     assert os.environ["PROBE_API_MODE"] == "Api-Mode-5561"
+
+
+def test_secret_leak_api_task_code_import_error_chained(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """transformations.py fails on import quoting a secret://env value: TaskLoadError's text and the
+    cause it chains (shown by a job log's traceback) are masked."""
+    from ubunye import run_task
+    from ubunye.engine.errors import TaskLoadError
+
+    uc = Usecase(tmp_path)
+    uc.parquet("people.parquet")
+    monkeypatch.setenv("PROBE_IMPORT_TOKEN", "Imp-Tok-8830")
+    code = "import os\nraise RuntimeError('no access with ' + os.environ['PROBE_IMPORT_TOKEN'])\n"
+    task = uc.task("t", config(uc) + '      options: {token: "secret://env/PROBE_IMPORT_TOKEN"}\n', code)
+    with pytest.raises(TaskLoadError) as info:
+        run_task(task, backend="pandas")
+    shown = str(info.value) + repr(info.value) + "".join(traceback.format_exception(info.value))
+    assert "Imp-Tok-8830" not in shown and "no access with ***" in shown
+
+
+def test_secret_leak_api_task_b_after_task_a_in_one_process(tmp_path: Path) -> None:
+    """A notebook runs task A (a secret variable), then task B, whose error quotes A's secret."""
+    from ubunye import run_task
+
+    uc = Usecase(tmp_path)
+    uc.parquet("people.parquet")
+    a = uc.task("a", config(uc, output=str(uc.root / "out" / "a")), task_code('return {"out": sources["people"]}'))
+    run_task(a, backend="pandas", variables={"api_token": "Nb-A-Token-2231"})
+    b = uc.task("b", config(uc, output=str(uc.root / "out" / "b")),
+                task_code("raise ValueError('copied from A: Nb-A-Token-2231')"))
+    with pytest.raises(Exception) as info:
+        run_task(b, backend="pandas", lineage=True)
+    shown = str(info.value) + repr(info.value) + "".join(traceback.format_exception(info.value))
+    assert type(info.value).__name__ == "TaskFailed" and "copied from A: ***" in shown
+    assert_no_secret("Nb-A-Token-2231", None, uc.lineage_dir)

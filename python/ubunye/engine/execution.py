@@ -20,7 +20,7 @@ from ubunye.engine.result import TaskResult, task_frame
 from ubunye.engine.task import Task
 from ubunye.engine.taskcode import TaskCode
 from ubunye.engine.timings import Timings
-from ubunye.masking import Masker, active
+from ubunye.masking import Masker, active, masked_causes
 
 DEFAULT_LINEAGE_DIR = ".ubunye/lineage"
 
@@ -58,10 +58,10 @@ class TaskExecution:
         self.variables = dict(variables or {})
         self.mode = mode
         self.masker = Masker.for_run(self.variables)  # the run's secrets: what every text it makes is masked with
-        with active(self.masker):
+        with active(self.masker), masked_causes():  # an error raised here chains no secret either
             self.config: TaskConfig = load_config(self.task_dir, mode=mode, dt=dt, dtf=dtf, variables=self.variables)
-        self.code = TaskCode(self.task_dir)  # the task's own modules (and the bytes that ran)
-        self.task: Task = load_task(self.task_dir, self.code, dict(self.config.raw))  # before a backend (and maybe a JVM) starts
+            self.code = TaskCode(self.task_dir)  # the task's own modules (and the bytes that ran)
+            self.task: Task = load_task(self.task_dir, self.code, dict(self.config.raw))  # before a backend (and maybe a JVM) starts
         name = backend or self.config.engine.backend or "spark"
         self._owns_backend = backend_obj is None  # a backend handed in is closed by its owner
         if backend_obj is not None:

@@ -14,10 +14,12 @@ from ubunye._names import validate_task_names
 from ubunye.engine.errors import EngineError
 from ubunye.engine.execution import DEFAULT_LINEAGE_DIR, TaskExecution, TaskResult, execute
 from ubunye.engine.notebook import Notebook
+from ubunye.masking import MaskedCause, safe_cause
 
 PathLike = Union[str, Path]
 
-__all__ = ["run_task", "run_pipeline", "notebook", "TaskResult", "Notebook", "TaskFailed", "PipelineResults"]
+__all__ = ["run_task", "run_pipeline", "notebook", "TaskResult", "Notebook", "TaskFailed", "PipelineResults",
+           "MaskedCause"]
 
 
 class TaskFailed(EngineError):
@@ -28,28 +30,6 @@ class TaskFailed(EngineError):
     def __init__(self, result: TaskResult) -> None:
         self.result = result
         super().__init__(f"{result.task_path}: {result.reason()}")
-
-
-class MaskedCause(EngineError):
-    """Stands for an exception whose text held a secret: its type and masked text, no frames
-    (a job log prints a cause's traceback and message; a debugger's frames hold the values)."""
-
-
-def safe_cause(error: Optional[BaseException], masker: Any = None) -> Optional[BaseException]:
-    """``error`` itself when no text along its chain changes under masking (``masker``: the
-    run's, else the current one), else a masked copy."""
-    from ubunye.masking import current
-
-    mask = (masker or current()).text
-    seen: list[BaseException] = []
-    link = error
-    while link is not None and link not in seen and len(seen) < 50:
-        seen.append(link)
-        link = link.__cause__ if link.__cause__ is not None else (None if link.__suppress_context__ else link.__context__)
-    if all(mask(str(e)) == str(e) and mask(repr(e)) == repr(e) for e in seen):
-        return error
-    assert error is not None
-    return MaskedCause(mask(f"{type(error).__name__}: {error}"))
 
 
 def failed(result: TaskResult) -> TaskFailed:
