@@ -283,3 +283,8 @@ def test_loading_a_config_teaches_the_masker_its_passwords_and_secret_settings(t
     load_config(task, variables={"db_pass": "Cfg-Var-Pw", "n": "1"})
     shown = mask("Cfg-Url-Pw/1 Cfg-Opt-Tok Cfg-S3-Secret Cfg-Var-Pw 1")
     assert shown == "*** *** *** *** 1"
+
+
+def test_a_short_number_under_a_secret_looking_name_is_not_learned() -> None:
+    masker = Masker.for_run({"sig_figs": 3, "pin_password": 123456})
+    assert masker.text("3 rows, pin 123456") == "3 rows, pin ***"

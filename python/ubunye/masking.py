@@ -159,8 +159,8 @@ class Masker:
         if value is None or isinstance(value, bool):
             return
         text = str(value)
-        if not text.strip():
-            return
+        if not text.strip() or (not isinstance(value, str) and len(text) < SHORT):
+            return  # a number such as ``sig_figs: 3`` is a setting, not a secret
         with self._lock:
             self._values.add(text)
         if self.parent is not None:
