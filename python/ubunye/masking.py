@@ -139,8 +139,7 @@ class Masker:
         self.parent = parent
         self._values: set[str] = set()
         self._lock = threading.Lock()
-        self._pattern: Optional[re.Pattern[str]] = None
-        self._built_for: Optional[frozenset[str]] = None
+        self._built: Optional[tuple[frozenset[str], re.Pattern[str]]] = None
         for value in values:  # this masker's own (the parent learns only what add() is given)
             text = "" if value is None else str(value)
             if text.strip():
@@ -245,12 +244,14 @@ class Masker:
         values = self.values()
         if not values:
             return None
-        if self._built_for != values:
-            forms = sorted({f for v in values for f in _forms(v)}, key=len, reverse=True)
-            parts = [re.escape(f) if len(f) >= SHORT else rf"(?<![\w\-]){re.escape(f)}(?![\w\-])" for f in forms]
-            self._pattern = re.compile(rf"(?P<digest>{_DIGEST})|{'|'.join(parts)}")
-            self._built_for = values
-        return self._pattern
+        built = self._built  # (values, pattern): one read, so another thread's rebuild cannot mix them
+        if built is not None and built[0] == values:
+            return built[1]
+        forms = sorted({f for v in values for f in _forms(v)}, key=len, reverse=True)
+        parts = [re.escape(f) if len(f) >= SHORT else rf"(?<![\w\-]){re.escape(f)}(?![\w\-])" for f in forms]
+        pattern = re.compile(rf"(?P<digest>{_DIGEST})|{'|'.join(parts)}")
+        self._built = (values, pattern)
+        return pattern
 
 
 _PROCESS = Masker()
