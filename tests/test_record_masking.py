@@ -288,3 +288,10 @@ def test_loading_a_config_teaches_the_masker_its_passwords_and_secret_settings(t
 def test_a_short_number_under_a_secret_looking_name_is_not_learned() -> None:
     masker = Masker.for_run({"sig_figs": 3, "pin_password": 123456})
     assert masker.text("3 rows, pin 123456") == "3 rows, pin ***"
+
+
+def test_a_printed_record_keeps_its_own_fields_whose_names_look_secret() -> None:
+    text = '{"hash_pass": "materialised", "storage_signature": "size=4;mtime=5", "api_key": "k-1"}'
+    assert Masker().text(text) == '{"hash_pass": "materialised", "storage_signature": "size=4;mtime=5", "api_key": "***"}'
+    assert Masker().text("hash_pass=reused storage_signature=abc token=t-1") == (
+        "hash_pass=reused storage_signature=abc token=***")

@@ -95,6 +95,12 @@ def is_secret_name(name: str) -> bool:
     return len(segments) > 1 and segments[-1] == "key" and segments[-2] in _SECRET_KEY_PREFIXES
 
 
+def _secret_key(name: str) -> bool:
+    """A key whose value is masked in a text: secret-looking, and not a record's own field
+    (``hash_pass``, ``storage_signature`` hold no secret: a printed record keeps them)."""
+    return name not in HASH_KEYS and is_secret_name(name)
+
+
 def _is_basic_credential(token: str) -> bool:
     import base64
     import binascii
@@ -200,10 +206,10 @@ class Masker:
             out = pattern.sub(lambda m: m.group(0) if m.lastgroup == "digest" else MASK, out)
         out = _URL_USERINFO.sub(lambda m: f"{m['head']}{MASK}@", out)
         out = _ORACLE.sub(lambda m: f"{m['head']}{MASK}@", out)
-        out = _PARAM.sub(lambda m: f"{m['key']}{m['sep']}{MASK}" if is_secret_name(m["key"]) else m.group(0), out)
+        out = _PARAM.sub(lambda m: f"{m['key']}{m['sep']}{MASK}" if _secret_key(m["key"]) else m.group(0), out)
         out = _QUOTED_PAIR.sub(
             lambda m: f"{m['q']}{m['key']}{m['q']}{m['sep']}{m['v'][0]}{MASK}{m['v'][0]}"
-            if is_secret_name(m["key"]) else m.group(0), out)
+            if _secret_key(m["key"]) else m.group(0), out)
         out = _BEARER.sub(lambda m: f"{m['kind']}{m['sep']}{MASK}", out)
         return _BASIC.sub(lambda m: f"{m['kind']}{m['sep']}{MASK}" if _is_basic_credential(m["tok"]) else m.group(0), out)
 

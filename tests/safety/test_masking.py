@@ -319,6 +319,11 @@ def test_secret_leak_lineage_commands(recorded: tuple[Usecase, Result], args: tu
     assert result.code == 0, str(result)
     for secret in SUCCESS_SECRETS:
         assert_no_secret(secret, result)
+    if args[:2] == ("show", "-t") and "--json" not in args:  # the record as stored: masking spoiled nothing
+        from ubunye.lineage.record import RunRecord
+
+        shown = RunRecord.from_dict(json.loads(result.out))  # checks the seal
+        assert shown.outputs[0].hash_pass and shown.outputs[0].storage_signature != "***"
 
 
 def test_secret_leak_lineage_show_with_the_secret_planted_in_a_record(recorded: tuple[Usecase, Result],
