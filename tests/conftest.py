@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -23,3 +24,13 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture(autouse=True)
+def _fresh_process_masker():  # type: ignore[no-untyped-def]
+    """Each test masks as a fresh process would: the secrets an earlier test's runs taught the
+    process's masker (ubunye.masking.process) are forgotten after each test."""
+    yield
+    from ubunye.masking import process
+
+    process().clear()

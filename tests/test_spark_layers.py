@@ -255,3 +255,22 @@ def test_a_spark_task_context_is_seen_through_the_registered_probe(monkeypatch: 
     assert in_spark_worker() is False
     monkeypatch.setattr(TaskContext, "get", classmethod(lambda cls: object()))
     assert in_spark_worker() is True
+
+
+def test_cli_commands_print_only_through_render() -> None:
+    """Every text a command prints passes the masking path: cli/commands/* call render's
+    echo/warn/fail/emit_json/json_document, never click.echo, click.secho, print or a stream's write."""
+    found = []
+    for path, tree in _sources():
+        if path.parent.name != "commands" or path.parent.parent.name != "cli":
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+            owner = ast.unparse(func.value) if isinstance(func, ast.Attribute) else ""
+            if (name == "print" and owner == "") or (owner == "click" and name in ("echo", "secho")) or (
+                    name in ("write", "writelines") and owner.endswith(("stdout", "stderr"))):
+                found.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {ast.unparse(func)}")
+    assert found == [], f"printed around ubunye.cli.render (unmasked): {found}"

@@ -67,20 +67,24 @@ def one_line_warnings() -> None:
     import warnings
 
     from ubunye.engine.errors import ConfigDeprecationWarning
+    from ubunye.masking import mask
 
     shown = warnings.formatwarning
 
     def formatwarning(message, category, filename, lineno, line=None):  # type: ignore[no-untyped-def]
         if issubclass(category, ConfigDeprecationWarning):
-            return f"warning: {' '.join(str(message).split())}\n"
-        return shown(message, category, filename, lineno, line)
+            return mask(f"warning: {' '.join(str(message).split())}") + "\n"
+        return mask(shown(message, category, filename, lineno, line))  # every warning's text is masked
 
     warnings.formatwarning = formatwarning
 
 
 def main(argv: Optional[list[str]] = None) -> int:
     """Console-script entry point; returns the exit code."""
+    from ubunye.masking import install_log_filter
+
     one_line_warnings()
+    install_log_filter()  # every log line of ubunye and py4j passes the masking path
     if wants_task_dir(sys.argv[1:] if argv is None else argv):
         from ubunye.cli.commands.task_dir import main as task_dir_main
 

@@ -3,6 +3,10 @@
 Colour is used only when stdout is a terminal and ``NO_COLOR`` is not set.
 Errors and warnings go to stderr in one line each; stdout carries only the
 result (with ``--json``, exactly one JSON document).
+
+Every command prints through :func:`echo`, :func:`warn`, :func:`fail` and :func:`emit_json`
+only, and each of them passes its text through the one masking path
+(:mod:`ubunye.masking`): no secret of the run reaches the terminal.
 """
 from __future__ import annotations
 
@@ -12,6 +16,8 @@ import sys
 from typing import Any, NoReturn, Optional, Sequence
 
 import click
+
+from ubunye.masking import current
 
 JSON_SCHEMA_VERSION = 1
 
@@ -80,23 +86,33 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], *, colour_colum
 
 
 def emit_json(command: str, payload: dict[str, Any]) -> None:
-    """Print exactly one JSON document: ``schema_version``, ``command`` and the payload."""
-    document = {"schema_version": JSON_SCHEMA_VERSION, "command": command, **payload}
-    click.echo(json.dumps(document, indent=2, ensure_ascii=False, default=str))
+    """Print exactly one JSON document: ``schema_version``, ``command`` and the payload
+    (every string masked; ids and hashes kept)."""
+    json_document({"schema_version": JSON_SCHEMA_VERSION, "command": command, **payload})
 
 
-def echo(text: str = "") -> None:
-    """A line of human output on stdout."""
-    click.echo(text)
+def json_document(document: Any, **dumps: Any) -> None:
+    """Print one JSON document as given (every string masked; ids and hashes kept)."""
+    plain = json.loads(json.dumps(document, ensure_ascii=False, default=str))
+    options = {"indent": 2, "ensure_ascii": False, **dumps}
+    click.echo(json.dumps(current().doc(plain), **options))
+
+
+def echo(text: Any = "", *, err: bool = False, nl: bool = True) -> None:
+    """A line of human output (masked) on stdout, or on stderr with ``err``."""
+    click.echo(current().text(text), err=err, nl=nl)
 
 
 def warn(message: str) -> None:
-    """One warning line on stderr."""
-    click.echo(f"{paint('warning:', 'unknown') if use_colour(sys.stderr) else 'warning:'} {message}", err=True)
+    """One warning line on stderr (masked)."""
+    label = paint('warning:', 'unknown') if use_colour(sys.stderr) else 'warning:'
+    click.echo(f"{label} {current().text(message)}", err=True)
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    """One error line on stderr, then exit with ``code`` (2: error or usage)."""
-    first = " ".join(str(message).split("\n")[0].split()) or "error"
-    click.echo(f"error: {first}", err=True)
+    """One error line on stderr (masked: the whole text first, then its first line), then exit
+    with ``code`` (2: error or usage)."""
+    masked = current().text(str(message))
+    first = " ".join(masked.split("\n")[0].split()) or "error"
+    click.echo(f"error: {current().text(first)}", err=True)
     raise SystemExit(code)

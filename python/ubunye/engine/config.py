@@ -35,6 +35,7 @@ import yaml
 from ubunye.engine.errors import ConfigDeprecationWarning, ConfigError
 from ubunye.engine.expectation_sets import parse_expectations
 from ubunye.engine.expectations import Rule
+from ubunye.masking import current
 
 FORMATS = ("parquet", "csv", "json", "delta", "table")
 MODES = ("overwrite", "append", "ignore", "errorifexists")
@@ -199,6 +200,7 @@ def load_config(
     except yaml.YAMLError as exc:
         reason = " ".join(str(exc).split())
         raise ConfigError(file, None, f"not valid YAML: {reason}") from None
+    current().add_variables(variables or {})  # secret-named --var values: masked in every text from here
     env = template_variables(task_dir=task_dir, mode=mode, dt=dt, dtf=dtf, variables=variables)
     rendered = render(doc, env, file)
     from dataclasses import replace

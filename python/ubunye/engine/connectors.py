@@ -215,7 +215,7 @@ def _table_name(body: Mapping[str, Any], connector: str, file: Path, key: str) -
 
 def _jdbc(body: Mapping[str, Any], native: dict[str, Any], direction: str, file: Path,
           key: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    from ubunye.lineage.masking import mask_text
+    from ubunye.masking import current
 
     url = body.get("url")
     if url is None:
@@ -246,9 +246,9 @@ def _jdbc(body: Mapping[str, Any], native: dict[str, Any], direction: str, file:
     for name in options:
         if str(name).lower() in ("url", "dbtable", "query", "user", "password", "driver"):
             raise ConfigError(file, f"{key}.options.{name}", f"give {name} as a key of its own, not an option")
-    secrets = [connection["password"]] if connection.get("password") else []
+    current().add(connection.get("password"))  # the run's masker masks it wherever it appears
     what = f"table {connection['dbtable']}" if "dbtable" in connection else f"sql {connection['query']}"
-    location = mask_text(f"{url} {what}", secrets)
+    location = current().text(f"{url} {what}")
     native.update(format="jdbc", table=connection.get("dbtable"), options=options)
     return native, {"connection": connection, "location": location}
 
@@ -258,7 +258,7 @@ def jdbc_errors(spec: Any) -> Iterator[None]:
     """Re-raise a failed jdbc read or write as one line with the password masked (and without
     the original traceback, whose frames hold the connection settings)."""
     from ubunye.engine.errors import IOSpecError
-    from ubunye.lineage.masking import mask_text
+    from ubunye.masking import current
 
     try:
         yield
@@ -267,5 +267,6 @@ def jdbc_errors(spec: Any) -> Iterator[None]:
         lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
         message = " ".join(line for line in lines if not line.startswith("at "))  # no JVM stack frames
         message = " ".join(message.split(" at org.")[0].split())  # nor a one-line trace's
-        text = mask_text(f"{type(exc).__name__}: {message}", [password] if password else [])
+        current().add(password)
+        text = f"{type(exc).__name__}: {message}"  # IOSpecError masks its text when made
         raise IOSpecError(f"{spec.direction} {spec.name!r} ({spec.location}): {text}") from None

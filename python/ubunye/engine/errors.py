@@ -8,9 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional, Sequence, Union
 
+from ubunye.masking import MaskedError, mask
 
-class EngineError(Exception):
-    """Base class of every task-engine error."""
+
+class EngineError(MaskedError):
+    """Base class of every task-engine error. Its texts are masked when it is made
+    (:class:`ubunye.masking.MaskedError`): a secret of the run never sits in an engine error."""
 
 
 UbunyeError = EngineError  # ubunye-engine 0.8.0's name (``from ubunye import UbunyeError``)
@@ -22,7 +25,7 @@ class ConfigError(EngineError, ValueError):
     def __init__(self, file: Union[str, Path], key: Optional[str], message: str) -> None:
         self.file = str(file)
         self.key = key
-        self.reason = message
+        self.reason = mask(message)
         where = f"{self.file}: {key}" if key else self.file
         super().__init__(f"{where}: {message}")
 

@@ -20,6 +20,7 @@ from ubunye.engine.result import TaskResult, task_frame
 from ubunye.engine.task import Task
 from ubunye.engine.taskcode import TaskCode
 from ubunye.engine.timings import Timings
+from ubunye.masking import Masker, active, masked_causes
 
 DEFAULT_LINEAGE_DIR = ".ubunye/lineage"
 
@@ -56,9 +57,11 @@ class TaskExecution:
         self.task_dir = self.usecase_dir / self.usecase / self.package / self.task_name
         self.variables = dict(variables or {})
         self.mode = mode
-        self.config: TaskConfig = load_config(self.task_dir, mode=mode, dt=dt, dtf=dtf, variables=self.variables)
-        self.code = TaskCode(self.task_dir)  # the task's own modules (and the bytes that ran)
-        self.task: Task = load_task(self.task_dir, self.code, dict(self.config.raw))  # before a backend (and maybe a JVM) starts
+        self.masker = Masker.for_run(self.variables)  # the run's secrets: what every text it makes is masked with
+        with active(self.masker), masked_causes():  # an error raised here chains no secret either
+            self.config: TaskConfig = load_config(self.task_dir, mode=mode, dt=dt, dtf=dtf, variables=self.variables)
+            self.code = TaskCode(self.task_dir)  # the task's own modules (and the bytes that ran)
+            self.task: Task = load_task(self.task_dir, self.code, dict(self.config.raw))  # before a backend (and maybe a JVM) starts
         name = backend or self.config.engine.backend or "spark"
         self._owns_backend = backend_obj is None  # a backend handed in is closed by its owner
         if backend_obj is not None:
@@ -93,7 +96,8 @@ class TaskExecution:
             lineage_dir = settings.base_dir
         self.lineage_dir = lineage_dir or DEFAULT_LINEAGE_DIR
         self.run_id = str(uuid.uuid4())
-        self.result = TaskResult(task_path=f"{self.usecase}/{self.package}/{self.task_name}", run_id=self.run_id)
+        self.result = TaskResult(task_path=f"{self.usecase}/{self.package}/{self.task_name}", run_id=self.run_id,
+                                 masker=self.masker)
         self.timings = Timings()
         self.expectations: list[dict[str, Any]] = []
         self.sources: dict[str, Any] = {}
@@ -163,14 +167,6 @@ class TaskExecution:
         self._resolve_deferred()
         inputs = [self.input_events.get(n) or _unhashed(s) for n, s in self.config.inputs.items()]
         outputs = [self.output_events.get(n) or _unhashed(s) for n, s in self.config.outputs.items()]
-        from ubunye.lineage.masking import mask_location, mask_options, secret_values
-        from ubunye.lineage.record import Step
-
-        secrets = secret_values(self.run_vars)
-        for step in [*inputs, *outputs]:
-            if isinstance(step, Step):
-                step.location = mask_location(step.location, secrets)
-                step.options = mask_options(step.options, secrets)
         self.context.spark = self.backend.spark
         record = self.recorder.task_end(
             context=self.context,
@@ -427,14 +423,15 @@ def _failed_fingerprint(exc: BaseException) -> Any:
 
 def execute(execution: TaskExecution) -> TaskResult:
     """Run every step of a task; the record is written whatever happens."""
-    execution.start()
-    try:
-        execution.read()
-        execution.transform()
-        execution.write()
-    except KeyboardInterrupt as exc:
-        execution.finish("interrupted", exc)
-        raise
-    except Exception as exc:  # noqa: BLE001 - recorded, then reported by the caller
-        return execution.finish("error", exc)
-    return execution.finish("success")
+    with active(execution.masker):
+        execution.start()
+        try:
+            execution.read()
+            execution.transform()
+            execution.write()
+        except KeyboardInterrupt as exc:
+            execution.finish("interrupted", exc)
+            raise
+        except Exception as exc:  # noqa: BLE001 - recorded, then reported by the caller
+            return execution.finish("error", exc)
+        return execution.finish("success")

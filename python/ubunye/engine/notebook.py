@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Optional
 
 from ubunye.engine.execution import TaskExecution, TaskResult
+from ubunye.masking import active
 
 
 class Notebook:
@@ -75,15 +76,16 @@ class Notebook:
             raise RuntimeError(f"run {self.run_id} of {self.execution.result.task_path} is already finished")
 
     def _guard(self, step: Any, *args: Any) -> Any:
-        self._start()
-        try:
-            return step(*args)
-        except KeyboardInterrupt as exc:
-            self.execution.finish("interrupted", exc)
-            raise
-        except Exception as exc:
-            self.execution.finish("error", exc)
-            raise
+        with active(self.execution.masker):
+            self._start()
+            try:
+                return step(*args)
+            except KeyboardInterrupt as exc:
+                self.execution.finish("interrupted", exc)
+                raise
+            except Exception as exc:
+                self.execution.finish("error", exc)
+                raise
 
     def read(self) -> dict[str, Any]:
         """Read every input; returns the frames by name."""

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from ubunye.engine.errors import EngineError
+from ubunye.masking import current
 
 
 @dataclass
@@ -23,6 +24,7 @@ class TaskResult:
     expectations: list[dict[str, Any]] = field(default_factory=list)
     timings: list[dict[str, Any]] = field(default_factory=list)
     raised_at: Optional[str] = None  # "file.py:line in function" of the task's code that raised
+    masker: Any = field(default=None, repr=False, compare=False)  # the run's (ubunye.masking.Masker)
 
     @property
     def ok(self) -> bool:
@@ -51,14 +53,21 @@ class TaskResult:
         return self.outputs.values()
 
     def reason(self) -> str:
-        """One line: why the run failed, or why its record is missing."""
+        """One line, masked (by the run's masker): why the run failed, or why its record is missing."""
+        mask = (self.masker or current()).text
         if self.error is not None:
             text = f"{type(self.error).__name__}: {self.error}" if not isinstance(self.error, EngineError) else str(self.error)
-            text = " ".join(text.split()).rstrip(": ")
-            return f"{self.raised_at}: {text}" if self.raised_at else text
+            text = " ".join(mask(text).split()).rstrip(": ")
+            return mask(f"{self.raised_at}: {text}" if self.raised_at else text)
         if self.record_errors:
-            return " ".join(str(self.record_errors[0]).split())
+            return mask(" ".join(mask(self.record_errors[0]).split()))
         return self.status
+
+    def __repr__(self) -> str:  # a notebook shows it: the error's text is masked like the reason
+        mask = (self.masker or current()).text
+        error = None if self.error is None else f"{type(self.error).__name__}({mask(self.error)!r})"
+        return mask(f"TaskResult(task_path={self.task_path!r}, run_id={self.run_id!r}, status={self.status!r}, "
+                    f"error={error}, record_path={self.record_path!r}, outputs={list(self.outputs)!r})")
 
 
 def task_frame(exc: BaseException, task_dir: Path) -> str:

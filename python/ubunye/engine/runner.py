@@ -14,19 +14,30 @@ from ubunye._names import validate_task_names
 from ubunye.engine.errors import EngineError
 from ubunye.engine.execution import DEFAULT_LINEAGE_DIR, TaskExecution, TaskResult, execute
 from ubunye.engine.notebook import Notebook
+from ubunye.masking import MaskedCause, safe_cause
 
 PathLike = Union[str, Path]
 
-__all__ = ["run_task", "run_pipeline", "notebook", "TaskResult", "Notebook", "TaskFailed", "PipelineResults"]
+__all__ = ["run_task", "run_pipeline", "notebook", "TaskResult", "Notebook", "TaskFailed", "PipelineResults",
+           "MaskedCause"]
 
 
 class TaskFailed(EngineError):
     """A task run that did not succeed (its record, when recording, is written); an
-    :class:`~ubunye.engine.errors.EngineError` (0.8.0's ``UbunyeError``), as 0.8.0's run failures were."""
+    :class:`~ubunye.engine.errors.EngineError` (0.8.0's ``UbunyeError``), as 0.8.0's run failures were.
+    Its text is masked; raise it with :func:`failed` so its cause is masked too."""
 
     def __init__(self, result: TaskResult) -> None:
         self.result = result
         super().__init__(f"{result.task_path}: {result.reason()}")
+
+
+def failed(result: TaskResult) -> TaskFailed:
+    """The :class:`TaskFailed` of ``result`` with a cause that carries no unmasked text."""
+    exc = TaskFailed(result)
+    exc.__cause__ = safe_cause(result.error, result.masker)
+    exc.__suppress_context__ = True
+    return exc
 
 
 def run_task(
@@ -81,7 +92,7 @@ def run_task(
     )
     result = execute(execution)
     if raise_on_error and result.status != "success":
-        raise TaskFailed(result) from result.error
+        raise failed(result)
     return result
 
 
@@ -175,9 +186,9 @@ def run_pipeline(
         results.append(result)
         if result.status != "success" and stop_on_error:
             break
-    failed = [r for r in results if r.status != "success"]
-    if failed and raise_on_error:
-        raise TaskFailed(failed[0]) from failed[0].error
+    not_ok = [r for r in results if r.status != "success"]
+    if not_ok and raise_on_error:
+        raise failed(not_ok[0])
     return results
 
 

@@ -10,9 +10,9 @@ Two of 0.8.0's providers map onto what every machine has: ``env`` (an environmen
 variable) and ``file`` (a file's contents without its final newline). They are
 resolved when the config is read, in the copy the run reads and writes with
 (``CONFIG.inputs`` and ``CONFIG.outputs``, as 0.8.0 resolved its connectors' copy);
-the config a record keeps still holds the reference. Each value is handed to
-:func:`ubunye.lineage.masking.remember_secret`, so records, error texts and
-``ubunye run``'s lines show ``***`` instead. Any other provider (``databricks``,
+the config a record keeps still holds the reference. Each value is taught to the run's
+masker (:func:`ubunye.masking.current`), so records, error texts and every line
+printed show ``***`` instead; so are the passwords the sections' locations carry. Any other provider (``databricks``,
 ``aws-sm``, ``gcp-sm``, ``azure-kv``, a plugin's) is refused in one line naming the key
 and the provider, before anything runs.
 """
@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ubunye.engine.errors import ConfigError
+from ubunye.masking import current
 
 SCHEME = "secret://"
 PROVIDERS = ("env", "file")
@@ -33,10 +34,18 @@ def resolve_secrets(doc: Any, file: Path) -> Any:
     """``doc`` with every ``secret://`` value under ``CONFIG.inputs``/``CONFIG.outputs``
     replaced by the secret; ``doc`` itself is untouched (returned as is when it has none)."""
     config = doc.get("CONFIG") if isinstance(doc, dict) else None
-    if not isinstance(config, dict) or not any(_has_reference(config.get(s)) for s in _SECTIONS):
+    if not isinstance(config, dict):
         return doc
-    resolved = {**config, **{s: _walk(config[s], f"CONFIG.{s}", file) for s in _SECTIONS if s in config}}
-    return {**doc, "CONFIG": resolved}
+    if any(_has_reference(config.get(s)) for s in _SECTIONS):
+        config = {**config, **{s: _walk(config[s], f"CONFIG.{s}", file) for s in _SECTIONS if s in config}}
+        doc = {**doc, "CONFIG": config}
+    for section in _SECTIONS:  # URL and JDBC passwords, secret-named keys: masked wherever they appear
+        if isinstance(config.get(section), dict):
+            current().add_variables(config[section])
+    engine = doc.get("ENGINE")
+    if isinstance(engine, dict):  # spark_conf (spark.hadoop.fs.s3a.secret.key ...), its profiles' too
+        current().add_variables(engine)
+    return doc
 
 
 def _has_reference(node: Any) -> bool:
@@ -58,8 +67,6 @@ def _walk(node: Any, key: str, file: Path) -> Any:
 
 
 def _fetch(reference: str, key: str, file: Path) -> str:
-    from ubunye.lineage.masking import remember_secret
-
     provider, _, ref = reference[len(SCHEME):].partition("/")
     if not provider or not ref:
         raise ConfigError(file, key, f"{reference!r} is not a secret reference; expected "
@@ -77,5 +84,5 @@ def _fetch(reference: str, key: str, file: Path) -> str:
         raise ConfigError(file, key, f"secret provider {provider!r} (ubunye-engine 0.8.0) is not supported here; "
                                      f"use secret://env/NAME or secret://file/PATH (e.g. export the secret "
                                      f"into an environment variable before the run)")
-    remember_secret(value)
+    current().add(value)
     return value

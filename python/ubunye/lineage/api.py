@@ -33,7 +33,6 @@ from typing import Any, Iterator, Literal, Optional, Union
 from ubunye._names import validate_name, validate_task_names
 from ubunye.lineage.context import DataEvent, RunContext
 from ubunye.lineage.errors import InvalidName, RecordWriteError
-from ubunye.lineage.masking import secret_values
 from ubunye.lineage.record import RunRecord, Step
 from ubunye.lineage.recorder import LineageRecorder, new_run_id
 from ubunye.lineage.steps import StepHasher
@@ -78,7 +77,6 @@ class LineageRun:
         self.record: Optional[RunRecord] = None
         self._hasher = StepHasher(
             hash_inputs=self.recorder.hash_inputs,
-            secrets=secret_values(context.variables),
             fingerprint=self.recorder._fingerprint,
         )
         self._started = 0.0

@@ -8,9 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional, Sequence
 
+from ubunye.masking import MaskedError, mask
 
-class LineageError(Exception):
-    """Base class of every run-record error."""
+
+class LineageError(MaskedError):
+    """Base class of every run-record error; its texts are masked when it is made."""
 
 
 class InvalidName(LineageError, ValueError):
@@ -53,7 +55,7 @@ class UnreadableRecord(LineageError):
 
     def __init__(self, path: Path, reason: str) -> None:
         self.path = path
-        self.reason = reason
+        self.reason = mask(reason)
         super().__init__(f"unreadable run record {path}: {reason}")
 
 
@@ -62,5 +64,5 @@ class RecordWriteError(LineageError):
 
     def __init__(self, path: Path, reason: str) -> None:
         self.path = path
-        self.reason = reason
+        self.reason = mask(reason)
         super().__init__(f"could not write run record {path}: {reason}")

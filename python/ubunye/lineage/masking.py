@@ -1,104 +1,37 @@
-"""Keeping secrets out of run records.
+"""Keeping secrets out of run records: the functions of earlier versions, now thin names over
+the one masking path, :mod:`ubunye.masking` (its :class:`~ubunye.masking.Masker`).
 
-Three things are masked before anything is written:
-
-- locations and other texts: the password of a URL (``scheme://user:pass@host``
-  becomes ``scheme://user:***@host``) and the value of every ``key=value``
-  parameter whose key looks secret (``password=``, ``token=``, ``AccountKey=``,
-  ``sig=`` ...), whether it sits in a query string, a JDBC/ODBC string or a
-  connection string;
-- variables whose name looks secret: their value becomes ``"***"``;
-- error texts: masked like locations, with the values of secret variables
-  removed too, and cut to :data:`ERROR_LIMIT` characters.
+``secrets`` given to a function here are masked as well as every value the current masker
+knows (the run's, else the process's).
 """
 from __future__ import annotations
 
-import re
 from typing import Any, Iterable, Mapping, Optional
 
-MASK = "***"
-ERROR_LIMIT = 2000
-_TRUNCATED = " ... [truncated]"
+from ubunye.masking import ERROR_LIMIT, MASK, Masker, current, is_secret_name
 
-# Parts of a name that make it secret, matched case-insensitively anywhere in it.
-_SECRET_PARTS = (
-    "password",
-    "passwd",
-    "passphrase",
-    "pwd",
-    "secret",
-    "token",
-    "apikey",
-    "api_key",
-    "api-key",
-    "accesskey",
-    "access_key",
-    "access-key",
-    "accountkey",
-    "account_key",
-    "privatekey",
-    "private_key",
-    "credential",
-    "sas_key",
-    "saskey",
-)
-# Whole name segments (split on _ - . and case changes) that make it secret.
-_SECRET_SEGMENTS = frozenset({"auth", "authorization", "sig", "signature", "pass", "pw"})
-# "<word>_key" is secret for these words; "key" alone is secret too.
-_SECRET_KEY_PREFIXES = frozenset({"secret", "master", "shared", "storage", "client", "encryption", "signing"})
-
-# user:password@ inside a URL-like text (scheme://user:pass@host).
-_URL_USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*://)(?P<user>[^:/@\s]*):(?P<pw>[^@/\s]*)@")
-# key=value inside query strings, JDBC/ODBC strings and connection strings.
-_PARAM = re.compile(r"(?P<key>[A-Za-z_][\w.\-]*)(?P<sep>\s*=\s*)(?P<value>\"[^\"]*\"|'[^']*'|[^&;,\s\"')]+)")
-# "Authorization: Bearer xyz" / "Basic xyz" in error texts.
-_BEARER = re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=\-]{8,}")
+__all__ = ["MASK", "ERROR_LIMIT", "is_secret_name", "remember_secret", "mask_text", "mask_location",
+           "secret_values", "mask_variables", "mask_error", "format_error", "mask_options"]
 
 
-def _segments(name: str) -> list[str]:
-    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name)
-    return [s for s in re.split(r"[_\-.\s]+", spaced.lower()) if s]
-
-
-def is_secret_name(name: str) -> bool:
-    """True when a variable or parameter name looks like it holds a secret."""
-    lowered = name.lower()
-    if any(part in lowered for part in _SECRET_PARTS):
-        return True
-    segments = _segments(name)
-    if segments == ["key"] or any(s in _SECRET_SEGMENTS for s in segments):
-        return True
-    return len(segments) > 1 and segments[-1] == "key" and segments[-2] in _SECRET_KEY_PREFIXES
-
-
-# Values of ``secret://`` references this process resolved (ubunye.engine.secrets): masked in every text.
-_RESOLVED: set[str] = set()
+def _masker(secrets: Iterable[str]) -> Masker:
+    extra = [s for s in secrets if s]
+    return Masker(extra, parent=current()) if extra else current()
 
 
 def remember_secret(value: str) -> None:
-    """Mask ``value`` (a resolved ``secret://`` reference) wherever :func:`mask_text` masks."""
-    if value:
-        _RESOLVED.add(value)
+    """Mask ``value`` (a resolved ``secret://`` reference) wherever the current masker masks."""
+    current().add(value)
 
 
 def mask_text(text: str, secrets: Iterable[str] = ()) -> str:
-    """Mask URL passwords, secret-looking ``key=value`` parameters, known secret values and
-    the resolved ``secret://`` values."""
-    out = _URL_USERINFO.sub(lambda m: f"{m['scheme']}{m['user']}:{MASK}@", text)
-    out = _PARAM.sub(
-        lambda m: f"{m['key']}{m['sep']}{MASK}" if is_secret_name(m["key"]) else m.group(0), out
-    )
-    out = _BEARER.sub(lambda m: f"{m.group(1)} {MASK}", out)
-    for value in sorted({s for s in (*secrets, *_RESOLVED) if len(s) >= 4}, key=len, reverse=True):
-        out = out.replace(value, MASK)
-    return out
+    """URL passwords, secret-looking parameters, tokens and known secret values masked."""
+    return _masker(secrets).text(text)
 
 
 def mask_location(location: Optional[str], secrets: Iterable[str] = ()) -> Optional[str]:
     """A location with any password removed (None stays None)."""
-    if location is None:
-        return None
-    return mask_text(str(location), secrets)
+    return None if location is None else mask_text(str(location), secrets)
 
 
 def secret_values(variables: Mapping[str, Any]) -> list[str]:
@@ -113,45 +46,30 @@ def secret_values(variables: Mapping[str, Any]) -> list[str]:
 
 
 def mask_variables(variables: Mapping[str, Any]) -> dict[str, Any]:
-    """A copy of ``variables`` fit for a record: secret names become ``"***"``,
-    strings are masked like locations, nested mappings and lists are walked."""
-    secrets = secret_values(variables)
-
-    def clean(key: str, value: Any) -> Any:
-        if is_secret_name(key):
-            return MASK
-        return _clean_value(value, secrets)
-
-    return {str(k): clean(str(k), v) for k, v in variables.items()}
+    """A copy of ``variables`` fit for a record: secret names become ``"***"``, strings are
+    masked like locations, nested mappings and lists are walked."""
+    masker = _masker(secret_values(variables))
+    return {str(k): v for k, v in masker.doc(_plain(variables), skip=frozenset()).items()}
 
 
-def _clean_value(value: Any, secrets: list[str]) -> Any:
-    if isinstance(value, str):
-        return mask_text(value, secrets)
+def _plain(value: Any) -> Any:
     if isinstance(value, Mapping):
-        return {str(k): (MASK if is_secret_name(str(k)) else _clean_value(v, secrets)) for k, v in value.items()}
+        return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_clean_value(v, secrets) for v in value]
-    if value is None or isinstance(value, (bool, int, float)):
+        return [_plain(v) for v in value]
+    if value is None or isinstance(value, (bool, int, float, str)):
         return value
-    return mask_text(str(value), secrets)
+    return str(value)
 
 
 def mask_error(text: Optional[str], secrets: Iterable[str] = (), limit: int = ERROR_LIMIT) -> Optional[str]:
     """An error text masked like a location and cut to at most ``limit`` characters."""
-    if text is None:
-        return None
-    masked = mask_text(str(text), secrets)
-    if len(masked) <= limit:
-        return masked
-    return masked[: max(0, limit - len(_TRUNCATED))] + _TRUNCATED
+    return None if text is None else _masker(secrets).error(str(text), limit)
 
 
 def format_error(exc: BaseException, secrets: Iterable[str] = (), limit: int = ERROR_LIMIT) -> str:
     """``"<ErrorType>: <message>"`` for a record, masked and capped."""
-    message = str(exc)
-    text = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
-    result = mask_error(text, secrets, limit)
+    result = _masker(secrets).error(exc, limit)
     assert result is not None
     return result
 
@@ -161,5 +79,5 @@ def mask_options(options: Optional[Mapping[str, Any]], secrets: Iterable[str] = 
     masked like locations (a URL's password, known secret values)."""
     if options is None:
         return None
-    return {str(k): MASK if is_secret_name(str(k)) else mask_text(str(v), secrets) for k, v in options.items()}
-
+    masker = _masker(secrets)
+    return {str(k): MASK if is_secret_name(str(k)) else masker.text(str(v)) for k, v in options.items()}

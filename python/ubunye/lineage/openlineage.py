@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 from ubunye._version import __version__
 from ubunye.lineage.record import RunRecord, Step
+from ubunye.masking import MaskedError, mask, mask_doc
 
 URL_ENV = "UBUNYE_OPENLINEAGE_URL"
 NAMESPACE = "ubunye"
@@ -120,7 +121,7 @@ class PostResult:
         return {"url": self.url, "sent": self.sent}
 
 
-class PostError(RuntimeError):
+class PostError(MaskedError, RuntimeError):
     """An event the lineage server did not accept."""
 
 
@@ -130,7 +131,7 @@ def post_events(url: str, events: Iterable[dict[str, Any]], *, timeout: float = 
         raise PostError(f"{URL_ENV}={url!r} is not an http(s) URL")
     sent = 0
     for event in events:
-        body = json.dumps(event).encode("utf-8")
+        body = json.dumps(mask_doc(event)).encode("utf-8")  # what leaves the process is masked
         request = urllib.request.Request(url, data=body, method="POST",
                                          headers={"Content-Type": "application/json"})
         try:
@@ -142,4 +143,4 @@ def post_events(url: str, events: Iterable[dict[str, Any]], *, timeout: float = 
             reason = getattr(exc, "reason", exc)
             raise PostError(f"could not send to {url}: {reason}") from None
         sent += 1
-    return PostResult(url, sent)
+    return PostResult(mask(url), sent)

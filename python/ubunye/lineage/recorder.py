@@ -5,6 +5,10 @@ identity, the code/config/environment evidence and the masked variables;
 ``task_end`` hashes every input and output (rows-v1), adds the timings and the
 expectations, and replaces the record with the final one.
 
+Every record is masked as one document just before it is written
+(:meth:`ubunye.masking.Masker.doc`: every text, every secret-named value; ids, hashes and
+the seal kept), with the run's masker, which has learned the run's secret-named variables.
+
 A record that cannot be written never raises out of a hook (a run that
 succeeded stays a success), but it is never lost silently: the error (naming
 the path and the reason) is logged at ERROR level on the ``ubunye.lineage``
@@ -13,6 +17,7 @@ check to exit non-zero (``recorder.failed``).
 """
 from __future__ import annotations
 
+import json
 import logging
 import uuid
 import warnings
@@ -24,8 +29,8 @@ from ubunye._version import __version__
 from ubunye.lineage.context import DataEvent, RunContext
 from ubunye.lineage.errors import LineageError, RecordWriteError
 from ubunye.lineage.evidence import code_hash, config_hash, environment, environment_hash
-from ubunye.lineage.masking import format_error, mask_error, mask_variables, secret_values
-from ubunye.lineage.record import RunRecord, Step
+from ubunye.masking import current
+from ubunye.lineage.record import SEAL_FIELD, RunRecord, Step
 from ubunye.lineage.steps import FingerprintFn, StepHasher, build_steps
 from ubunye._names import validate_name
 from ubunye.lineage.store import FileStore
@@ -108,8 +113,7 @@ class LineageRecorder:
         validate_name("run id", context.run_id)
         record = self._new_record(context, config or {})
         self._open[context.run_id] = record
-        self._write(context, record)
-        return record
+        return self._write(context, record)
 
     def task_end(
         self,
@@ -130,17 +134,13 @@ class LineageRecorder:
         record = self._open.pop(context.run_id, None)
         if record is None:  # task_start was not called: date the start from the duration
             record = self._new_record(context, config or {}, seconds_ago=duration_sec)
-        secrets = secret_values(context.variables)
-        hasher = StepHasher(hash_inputs=self.hash_inputs, secrets=secrets, fingerprint=self._fingerprint)
+        hasher = StepHasher(hash_inputs=self.hash_inputs, fingerprint=self._fingerprint)
         record.inputs = build_steps(hasher, inputs or [])
         record.outputs = build_steps(hasher, outputs or [])
         record.ended_at = now_iso()
         record.duration_sec = None if duration_sec is None else float(duration_sec)
         record.status = status
-        if isinstance(error, BaseException):
-            record.error = format_error(error, secrets)
-        else:
-            record.error = mask_error(error, secrets)
+        record.error = current().error(error)  # "<Type>: <message>", capped
         record.expectations = [dict(e) for e in (expectations or [])]
         record.timings = [dict(t) for t in (timings or [])]
         if context.code_files:  # modules the run imported after it started
@@ -148,8 +148,7 @@ class LineageRecorder:
         record.backend = record.backend or context.backend
         record.time_zone = record.time_zone or context.time_zone
         self._refresh_spark(context, record)
-        self._write(context, record)
-        return record
+        return self._write(context, record)
 
     # --- internals ---------------------------------------------------------
     def _new_record(
@@ -171,7 +170,7 @@ class LineageRecorder:
             status="running",
             engine_version=__version__,
             backend=context.backend or ("spark" if context.spark is not None else None),
-            variables=mask_variables(context.variables),
+            variables=dict(context.variables),
             time_zone=context.time_zone or _spark_time_zone(context.spark),
             code_hash=_code_evidence(context),
             environment=env,
@@ -188,19 +187,21 @@ class LineageRecorder:
         record.backend = record.backend or context.backend or "spark"
         record.time_zone = record.time_zone or context.time_zone or _spark_time_zone(context.spark)
 
-    def _write(self, context: RunContext, record: RunRecord) -> Optional[Path]:
+    def _write(self, context: RunContext, record: RunRecord) -> RunRecord:
+        """Mask ``record`` as one document, write it; returns the masked record."""
+        record = masked(record, context.variables)
         self.last_record = record
         try:
             path = self.store_for(context).write(record)
         except RecordWriteError as exc:
             self._lost(exc)
-            return None
+            return record
         except LineageError as exc:  # e.g. an invalid name: still never silent
             where = self._guess_path(context, record)
             self._lost(RecordWriteError(where, str(exc)))
-            return None
+            return record
         self.last_path = path
-        return path
+        return record
 
     def _guess_path(self, context: RunContext, record: RunRecord) -> Path:
         root = self.store_for(context).root
@@ -209,6 +210,19 @@ class LineageRecorder:
     def _lost(self, exc: RecordWriteError) -> None:
         self.write_errors.append(exc)
         log.error("%s", exc)
+
+
+def masked(record: RunRecord, variables: Any = None) -> RunRecord:
+    """``record`` as written: one masking pass over the whole document (the run's masker, taught
+    the secret-named ``variables``); ids, hashes and the seal are kept."""
+    masker = current()
+    masker.add_variables(variables or {})
+    try:
+        data = json.loads(record.to_json())
+    except (TypeError, ValueError, RecursionError):
+        return record  # not JSON: the store refuses it, naming why, and nothing is written
+    data.pop(SEAL_FIELD, None)
+    return RunRecord.from_dict(masker.doc(data))
 
 
 def _evidence(name: str, compute: Any, task_dir: Optional[Path]) -> Optional[str]:

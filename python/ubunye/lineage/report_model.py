@@ -26,6 +26,7 @@ from ubunye.lineage.compare import (
     CHANGED, MISSING, NOT_COMPARABLE, UNCHANGED, UNKNOWN, compare_run_steps, describe_problem,
 )
 from ubunye.lineage.masking import mask_text
+from ubunye.masking import current
 from ubunye.lineage.record import RunRecord, Step
 from ubunye.lineage.search import RunSource, parse_since
 
@@ -183,31 +184,12 @@ def build_report(source: RunSource, *, usecase: Optional[str] = None, package: O
     return Report(tasks, list(datasets.values()), sorted(edges), layout, size, records, filters)
 
 
-# Fields that hold hashes and ids: never secrets, and most of a record's characters (skipped by
-# the masking walk, which would otherwise scan them for nothing).
-_NOT_TEXT = frozenset({"run_id", "data_hash", "schema_hash", "code_hash", "config_hash", "environment_hash",
-                       "storage_signature", "seal", "hash_method", "hash_pass", "hash_engine", "started_at",
-                       "ended_at", "direction", "status", "record_version"})
-
-
-def _mask_tree(value: Any, key: str = "") -> Any:
-    if key in _NOT_TEXT:
-        return value
-    if isinstance(value, str):
-        return mask_text(value)
-    if isinstance(value, dict):
-        return {k: _mask_tree(v, str(k)) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_mask_tree(v) for v in value]
-    return value
-
-
 def _masked_doc(record: RunRecord) -> dict[str, Any]:
     """The record's fields as stored, every text masked (a shallow read: no dataclass deep copy)."""
     doc = dict(vars(record))
     doc["inputs"] = [dict(vars(s)) for s in record.inputs]
     doc["outputs"] = [dict(vars(s)) for s in record.outputs]
-    return _mask_tree(doc)
+    return current().doc(doc)  # the one masking path (ids, hashes and the seal skipped)
 
 
 def _moment(record: RunRecord) -> Optional[datetime]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Optional
 
 from ubunye.lineage.context import DataEvent
-from ubunye.lineage.masking import format_error, mask_error, mask_location, mask_options
+from ubunye.masking import current
 from ubunye.lineage.record import Step
 
 METHOD = "rows-v1"
@@ -45,11 +45,9 @@ class StepHasher:
         self,
         *,
         hash_inputs: bool = True,
-        secrets: Iterable[str] = (),
         fingerprint: Optional[FingerprintFn] = None,
     ) -> None:
         self.hash_inputs = hash_inputs
-        self.secrets = list(secrets)
         self._fingerprint = fingerprint or _default_fingerprint
         self._cache: dict[int, _Hashed] = {}
 
@@ -59,10 +57,10 @@ class StepHasher:
             name=event.name,
             direction=event.direction,
             format=event.format,
-            location=mask_location(event.location, self.secrets),
+            location=event.location,
             delta_version=event.delta_version,
             storage_signature=event.storage_signature,
-            options=mask_options(getattr(event, "options", None), self.secrets),
+            options=getattr(event, "options", None),
             schema=getattr(event, "schema", None),
         )
         if event.fingerprint is not None:
@@ -93,7 +91,7 @@ class StepHasher:
         try:
             fp = self._fingerprint(event.frame)
         except Exception as exc:  # noqa: BLE001 - a failed hash never fails the run
-            error = format_error(exc, self.secrets)
+            error = current().error(exc)  # "<Type>: <message>", capped
         hashed = _Hashed(
             frame=event.frame,
             fingerprint=fp,
@@ -116,16 +114,12 @@ class StepHasher:
         step.row_count = fp.row_count if fp.data_hash is not None else None
         fp_error = getattr(fp, "error", None)
         if fp.data_hash is None:
-            step.hash_error = mask_error(fp_error, self.secrets) or "no data hash was computed"
+            step.hash_error = current().error(fp_error) or "no data hash was computed"
         else:
             step.hash_error = None
 
 
 def build_steps(hasher: StepHasher, events: Iterable[Any]) -> list[Step]:
-    """Steps for a list of :class:`DataEvent`; already built :class:`Step` objects
-    pass through (their location masked like any other)."""
-    return [
-        replace(e, location=mask_location(e.location, hasher.secrets), options=mask_options(e.options, hasher.secrets))
-        if isinstance(e, Step) else hasher.step(e)
-        for e in events
-    ]
+    """Steps for a list of :class:`DataEvent`; already built :class:`Step` objects pass
+    through (copied; the recorder masks the whole record before it is written)."""
+    return [replace(e) if isinstance(e, Step) else hasher.step(e) for e in events]

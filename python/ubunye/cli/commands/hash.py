@@ -10,13 +10,13 @@ cannot read.
 """
 from __future__ import annotations
 
-import json
 from importlib import import_module
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Union
 
 import click
 
+from ubunye.cli.render import echo, json_document
 from ubunye.hashing.fingerprint import Fingerprint
 
 EngineFn = Callable[..., Fingerprint]
@@ -87,7 +87,7 @@ def resolve_engine(name: str) -> EngineFn:
 
 
 def _fail(message: str, code: int) -> None:
-    click.echo("ubunye hash: " + " ".join(message.split()), err=True)
+    echo("ubunye hash: " + " ".join(message.split()), err=True)
     raise SystemExit(code)
 
 
@@ -124,16 +124,16 @@ def hash_command(path: Path, fmt: Optional[str], engine: str, option_pairs: tupl
         return
     if as_json:
         out = {"path": str(path), "format": fmt, **fp.to_dict()}
-        click.echo(json.dumps(out, sort_keys=False))
+        json_document(out, indent=None, ensure_ascii=True)
     else:
-        click.echo(f"path:        {path}")
-        click.echo(f"rows:        {fp.row_count if fp.row_count is not None else '-'}")
-        click.echo(f"schema_hash: {fp.schema_hash or '-'}")
-        click.echo(f"data_hash:   {fp.data_hash or '-'}")
-        click.echo(f"engine:      {fp.engine}")
+        echo(f"path:        {path}")
+        echo(f"rows:        {fp.row_count if fp.row_count is not None else '-'}")
+        echo(f"schema_hash: {fp.schema_hash or '-'}")
+        echo(f"data_hash:   {fp.data_hash or '-'}")
+        echo(f"engine:      {fp.engine}")
         if fp.error:
-            click.echo(f"error:       {fp.error}")
+            echo(f"error:       {fp.error}")
     if not fp.ok:
         if not as_json:
-            click.echo(f"ubunye hash: {path}: {fp.error}", err=True)
+            echo(f"ubunye hash: {path}: {fp.error}", err=True)
         raise SystemExit(1)

@@ -27,7 +27,7 @@ from ubunye.cli.lineage_options import (
     store_options,
     task_options,
 )
-from ubunye.cli.render import emit_json, fail
+from ubunye.cli.render import echo, emit_json, fail
 from ubunye.lineage.record import RunRecord
 
 
@@ -81,7 +81,7 @@ def show_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool, 
     if as_json:
         emit_json("show", {"record": record.to_dict()})
     else:
-        click.echo(record.to_json(), nl=False)
+        echo(record.to_json(), nl=False)
 
 
 def _pick(ref_args: tuple[Path, Optional[Path], Optional[str], Optional[str], Optional[str]],

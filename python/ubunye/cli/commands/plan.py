@@ -35,7 +35,7 @@ def plan_command(usecase_dir: Path, usecase: str, package: str, tasks: tuple[str
                  dt: Optional[str], dtf: Optional[str], var_items: tuple[str, ...], backend: Optional[str],
                  as_json: bool) -> None:
     """Print the inputs -> transform -> outputs of tasks of USECASE/PACKAGE."""
-    from ubunye.cli.render import fail
+    from ubunye.cli.render import echo, fail
     from ubunye.engine.config import load_config
     from ubunye.engine.errors import EngineError
 
@@ -45,8 +45,6 @@ def plan_command(usecase_dir: Path, usecase: str, package: str, tasks: tuple[str
     refuse_unsupported(backend)
     variables = _parse_vars(var_items, dt, dtf)
     _check_names(usecase, package, tasks)
-    from ubunye.lineage.masking import mask_text  # a resolved secret:// value is not printed
-
     problems = 0
     written: set[str] = set()  # local outputs of the tasks planned so far (an input a later task reads)
     for name in tasks:
@@ -55,19 +53,19 @@ def plan_command(usecase_dir: Path, usecase: str, package: str, tasks: tuple[str
             config = load_config(task_dir, mode=mode, dt=dt, dtf=dtf, variables=variables)
         except EngineError as exc:
             fail(str(exc), code=1)
-        click.echo(f"--- Task: {usecase}/{package}/{name} ---")
-        click.echo("Inputs:")
+        echo(f"--- Task: {usecase}/{package}/{name} ---")
+        echo("Inputs:")
         for spec in config.inputs.values():
-            click.echo(f"  - {spec.name}: {spec.format} {mask_text(spec.location)}")
+            echo(f"  - {spec.name}: {spec.format} {spec.location}")
             local = _local_path(spec.path)
             if local is not None and not local.exists() and os.path.normpath(local) not in written:
-                click.echo(f"  problem: input {spec.name!r}: {mask_text(str(local))} is missing "
-                           "(and no earlier task in this plan writes it)")
+                echo(f"  problem: input {spec.name!r}: {local} is missing "
+                     "(and no earlier task in this plan writes it)")
                 problems += 1
-        click.echo(f"Transform: {task_dir / 'transformations.py'}")
-        click.echo("Outputs:")
+        echo(f"Transform: {task_dir / 'transformations.py'}")
+        echo("Outputs:")
         for spec in config.outputs.values():
-            click.echo(f"  - {spec.name}: {spec.format} {mask_text(spec.location)} (mode {spec.mode})")
+            echo(f"  - {spec.name}: {spec.format} {spec.location} (mode {spec.mode})")
             local = _local_path(spec.path)
             if local is not None:
                 written.add(os.path.normpath(local))
@@ -77,10 +75,10 @@ def plan_command(usecase_dir: Path, usecase: str, package: str, tasks: tuple[str
             problem = check_task(task_dir, mode=mode, profile=None, backend=backend, dt=dt, dtf=dtf,
                                  variables=variables)
             if problem is not None:
-                click.echo(f"  problem: {problem}")
+                echo(f"  problem: {problem}")
                 problems += 1
     if problems:
-        click.echo(f"Plan would fail: {problems} problem(s).", err=True)
+        echo(f"Plan would fail: {problems} problem(s).", err=True)
         raise SystemExit(1)
 
 

@@ -14,6 +14,7 @@ from typing import Any, NoReturn, Optional, Sequence
 
 import click
 
+from ubunye.cli.render import echo
 from ubunye.cli.run_options import deploy_mode_option, engine_options, template_options
 
 EXIT_FAILED = 1
@@ -197,7 +198,6 @@ def _run_each(usecase_dir: Path, usecase: str, package: str, names: Sequence[str
     from ubunye.engine.errors import EngineError
     from ubunye.engine.runner import run_task
     from ubunye.lineage.errors import InvalidName
-    from ubunye.lineage.masking import mask_text  # a resolved secret:// value never reaches the terminal
 
     failed = False
     for name in names:
@@ -206,26 +206,26 @@ def _run_each(usecase_dir: Path, usecase: str, package: str, names: Sequence[str
         try:
             result = run_task(usecase_dir / usecase / package / name, raise_on_error=False, **options)
         except (EngineError, InvalidName) as exc:  # a config, task or name that cannot be used: nothing ran
-            click.echo(f"FAIL {task_path}: {mask_text(' '.join(str(exc).split()))}", err=True)
+            echo(f"FAIL {task_path}: {' '.join(str(exc).split())}", err=True)
             failed = True
             break
         seconds = time.perf_counter() - started
         lost = list(dict.fromkeys(" ".join(str(e).split()) for e in result.record_errors))  # once each
         if result.status == "success" and not lost:
             where = f", record {result.record_path}" if result.record_path else ""
-            click.echo(f"ok   {task_path} ({seconds:.1f}s, run {result.run_id[:8]}{where})")
+            echo(f"ok   {task_path} ({seconds:.1f}s, run {result.run_id[:8]}{where})")
         elif result.status == "success":
-            click.echo(f"FAIL {task_path}: ran ({seconds:.1f}s, run {result.run_id[:8]}) but {mask_text(lost.pop(0))}", err=True)
+            echo(f"FAIL {task_path}: ran ({seconds:.1f}s, run {result.run_id[:8]}) but {lost.pop(0)}", err=True)
         else:
             reason = result.reason()
-            click.echo(f"FAIL {task_path}: {mask_text(reason)}", err=True)
+            echo(f"FAIL {task_path}: {reason}", err=True)
             lost = [e for e in lost if e != reason]
         for error in lost:
-            click.echo(f"FAIL {task_path}: {mask_text(error)}", err=True)
+            echo(f"FAIL {task_path}: {error}", err=True)
         for entry in result.expectations:
             if not entry["passed"] and entry["severity"] == "warn":
-                click.echo(f"warn {task_path}: {entry['output']}: {entry['rule']} ({entry['kind']}) "
-                           f"broken by {entry['failed']} of {entry['total']}", err=True)
+                echo(f"warn {task_path}: {entry['output']}: {entry['rule']} ({entry['kind']}) "
+                 f"broken by {entry['failed']} of {entry['total']}", err=True)
         if not result.ok:
             failed = True
             break

@@ -10,7 +10,7 @@ from typing import Optional
 
 import click
 
-from ubunye.cli.render import fail
+from ubunye.cli.render import echo, fail
 
 
 @click.command("jar")
@@ -25,6 +25,6 @@ def jar_command(spark_line: Optional[str], scala: Optional[str]) -> None:
     if scala is not None and spark_line is None:
         fail("--scala needs --spark (the Spark line the jar is for)")
     try:
-        click.echo(jar_path(spark_line, scala))
+        echo(jar_path(spark_line, scala))
     except JarError as exc:
         fail(str(exc))

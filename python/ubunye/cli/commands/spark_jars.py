@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from ubunye.cli.render import fail
+from ubunye.cli.render import echo, fail
 
 
 @click.command("jars")
@@ -39,6 +39,6 @@ def jars_command(target: Path, force: bool) -> None:
         target.mkdir(parents=True, exist_ok=True)
         for source in sources:
             shutil.copyfile(source, target / source.name)
-            click.echo(str(target / source.name))
+            echo(str(target / source.name))
     except OSError as exc:
         fail(f"cannot copy the jars into {target}: {exc}")

@@ -8,7 +8,6 @@ exit 0 when all are valid, 1 when one is not, 2 for usage errors.
 """
 from __future__ import annotations
 
-import json
 import sys
 import warnings
 from pathlib import Path
@@ -40,7 +39,7 @@ def validate_command(usecase_dir: Path, usecase: str, package: str, tasks: tuple
                      mode: str, profile: Optional[str], dt: Optional[str], dtf: Optional[str],
                      var_items: tuple[str, ...], backend: Optional[str], as_json: bool) -> None:
     """Check the config and task code of tasks of USECASE/PACKAGE, running nothing."""
-    from ubunye.cli.render import fail
+    from ubunye.cli.render import echo, fail, json_document
 
     refuse_unsupported(backend)
     mode_given = click.get_current_context().get_parameter_source("mode") != click.core.ParameterSource.DEFAULT
@@ -60,12 +59,12 @@ def validate_command(usecase_dir: Path, usecase: str, package: str, tasks: tuple
         if as_json:
             failed += problem is not None
         elif problem is None:
-            click.echo(f"ok   {usecase}/{package}/{name}")
+            echo(f"ok   {usecase}/{package}/{name}")
         else:
-            click.echo(f"FAIL {usecase}/{package}/{name}: {problem}", err=True)
+            echo(f"FAIL {usecase}/{package}/{name}: {problem}", err=True)
             failed += 1
     if as_json:
-        click.echo(json.dumps({"ok": not failed, "tasks": results}, indent=2))
+        json_document({"ok": not failed, "tasks": results}, ensure_ascii=True)
     sys.exit(1 if failed else 0)
 
 

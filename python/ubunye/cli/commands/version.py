@@ -8,5 +8,6 @@ import click
 def version_command() -> None:
     """Print the installed ubunye version."""
     from ubunye._version import __version__
+    from ubunye.cli.render import echo
 
-    click.echo(f"ubunye {__version__}")
+    echo(f"ubunye {__version__}")

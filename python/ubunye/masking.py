@@ -1,0 +1,375 @@
+"""The one masking path: every text that leaves the process passes a :class:`Masker`.
+
+A :class:`Masker` knows the resolved secrets of a run (``secret://`` values, the values of
+variables whose names look secret, jdbc passwords, the passwords found in the run's locations)
+and masks, in any text:
+
+- the password of a URL, up to the last ``@`` before the host (``scheme://user:***@host``; the
+  password may hold ``/``, ``@`` and ``:``; an empty user too: ``redis://:***@host``);
+- Oracle's ``jdbc:oracle:thin:user/***@host``;
+- every ``key=value`` whose key looks secret (``password=``, ``api_key=``, ``token=``, ``sig=``,
+  ``X-Amz-Signature=`` ...), SQL Server's ``{...}`` values with ``;`` and ``}}`` inside included,
+  and ``'password': '...'`` pairs of a dict's repr or a JSON text;
+- ``Bearer`` tokens and ``Basic`` credentials;
+- every known secret value in its raw, ``repr``, JSON-escaped, URL-encoded and
+  whitespace-collapsed forms (and each line of a multi-line secret). A value shorter than 4
+  characters is masked only where it stands alone (not inside a word, nor joined to one by ``-``:
+  a password ``p`` leaves ``-p`` alone). A value is never masked
+  inside a longer hexadecimal digest or uuid (a run id, a hash).
+
+Each run has its own masker (:meth:`Masker.for_run`, made current with :func:`active`); what a
+run learns is also kept by the process masker (:func:`process`), so a secret of an earlier run,
+or one seen by a thread the run started, is still masked. :func:`current` is the run's masker
+inside :func:`active`, else the process masker. This module imports nothing from ubunye.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, Iterable, Iterator, Mapping, Optional, Union
+from urllib.parse import quote, quote_plus
+
+MASK = "***"
+ERROR_LIMIT = 2000
+_TRUNCATED = " ... [truncated]"
+SHORT = 4  # values shorter than this are masked only where they stand alone
+
+# Record fields that hold ids, hashes, seals, the identity that places a record in its store,
+# instants and the environment: never masked (a short secret can occur in a digest or a date).
+HASH_KEYS = frozenset({
+    "run_id", "seal", "data_hash", "schema_hash", "config_hash", "code_hash", "environment_hash",
+    "storage_signature", "hash_method", "hash_engine", "hash_pass", "record_version",
+    "usecase", "package", "task_name", "task_path", "started_at", "ended_at", "environment",
+    "direction", "status",
+})
+
+# Parts of a name that make it secret, matched case-insensitively anywhere in it.
+_SECRET_PARTS = (
+    "password", "passwd", "passphrase", "pwd", "secret", "token", "apikey", "api_key", "api-key",
+    "accesskey", "access_key", "access-key", "accountkey", "account_key", "privatekey", "private_key",
+    "credential", "sas_key", "saskey",
+)
+# Whole name segments (split on _ - . and case changes) that make it secret.
+_SECRET_SEGMENTS = frozenset({"auth", "authorization", "sig", "signature", "pass", "pw"})
+# "<word>_key" is secret for these words; "key" alone is secret too.
+_SECRET_KEY_PREFIXES = frozenset({"secret", "master", "shared", "storage", "client", "encryption", "signing"})
+
+_STOP = r"\s\"'<>`"  # characters that end a URL-like token
+# scheme://user:password@ (the password runs to the last @ of the token: it may hold / @ :;
+# at most 512 characters, which keeps the pattern linear on long texts)
+_URL_USERINFO = re.compile(rf"(?P<head>(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]*://(?P<user>[^:/?#@{_STOP}]*):)(?P<pw>[^{_STOP}]{{0,512}})@")
+# jdbc:oracle:thin:user/password@host
+_ORACLE = re.compile(rf"(?i)(?P<head>jdbc:oracle:[a-z0-9]+:(?P<user>[^/@:{_STOP}]+)/)(?P<pw>[^{_STOP}]{{0,512}})@")
+# key=value in query strings, JDBC/ODBC strings and connection strings (a key starts a token:
+# the lookbehinds keep these patterns linear on long texts)
+_PARAM = re.compile(
+    r"(?<![\w.\-])(?P<key>[A-Za-z_][\w.\-]*)(?P<sep>\s*=\s*)"
+    r"(?P<value>\{(?:[^}]|\}\})*\}|\"[^\"]*\"|'[^']*'|(?:[^&;,\s\"')\]}]|[,)\]}](?=[^\s&;,)\]}]))+)"
+)
+# 'password': 'value' (a dict's repr) and "password": "value" (JSON)
+_QUOTED_PAIR = re.compile(r"(?P<q>[\"'])(?P<key>[\w.\-]+)(?P=q)(?P<sep>\s*:\s*)(?P<v>\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*')")
+# Authorization: Bearer <token> / Basic <base64 of user:password>
+_BEARER = re.compile(r"(?i)\b(?P<kind>bearer)(?P<sep>\s+)(?P<tok>[A-Za-z0-9._~+/\-]+=*)")
+_BASIC = re.compile(r"\b(?P<kind>Basic|BASIC|basic)(?P<sep>\s+)(?P<tok>[A-Za-z0-9+/]{4,}=*)")
+# long hexadecimal digests and uuids: a known value is never masked inside one
+_DIGEST = r"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{32,}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})(?![0-9A-Za-z])"
+
+
+def _segments(name: str) -> list[str]:
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name)
+    return [s for s in re.split(r"[_\-.\s]+", spaced.lower()) if s]
+
+
+def is_secret_name(name: str) -> bool:
+    """True when a variable or parameter name looks like it holds a secret."""
+    lowered = name.lower()
+    if any(part in lowered for part in _SECRET_PARTS):
+        return True
+    segments = _segments(name)
+    if segments == ["key"] or any(s in _SECRET_SEGMENTS for s in segments):
+        return True
+    return len(segments) > 1 and segments[-1] == "key" and segments[-2] in _SECRET_KEY_PREFIXES
+
+
+def _secret_key(name: str) -> bool:
+    """A key whose value is masked in a text: secret-looking, and not a record's own field
+    (``hash_pass``, ``storage_signature`` hold no secret: a printed record keeps them)."""
+    return name not in HASH_KEYS and is_secret_name(name)
+
+
+def _is_basic_credential(token: str) -> bool:
+    import base64
+    import binascii
+
+    try:
+        decoded = base64.b64decode(token + "=" * (-len(token) % 4), validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return False
+    return ":" in decoded
+
+
+def _forms(value: str) -> set[str]:
+    """The forms a secret takes in texts: raw, collapsed, its lines, escaped, URL-encoded."""
+    bases = {value, " ".join(value.split())}
+    if "\n" in value or "\r" in value:
+        bases |= {line.strip() for line in value.splitlines() if len(line.strip()) >= 8}
+    forms: set[str] = set()
+    for base in bases:
+        r = repr(base)[1:-1]
+        forms |= {base, r, r.replace("'", "\\'"), r.replace('"', '\\"'), repr(r)[1:-1],
+                  json.dumps(base)[1:-1], json.dumps(base, ensure_ascii=False)[1:-1],
+                  json.dumps(json.dumps(base)[1:-1])[1:-1], quote(base, safe=""), quote_plus(base)}
+    return {f for f in forms if f.strip()}
+
+
+def _secrets_in(text: str) -> list[str]:
+    """The passwords a location or connection text carries (to mask them wherever they appear)."""
+    found = [m["pw"] for m in (*_URL_USERINFO.finditer(text), *_ORACLE.finditer(text))]
+    for m in _PARAM.finditer(text):
+        if is_secret_name(m["key"]):
+            value = m["value"]
+            if value[:1] == "{" and value[-1:] == "}":
+                found += [value, value[1:-1].replace("}}", "}")]
+            found.append(value.strip("\"'"))
+    return [v for v in found if v]
+
+
+class Masker:
+    """Masks texts, errors and JSON documents with the rules above and the values it knows."""
+
+    def __init__(self, values: Iterable[str] = (), *, parent: Optional["Masker"] = None) -> None:
+        self.parent = parent
+        self._values: set[str] = set()
+        self._lock = threading.Lock()
+        self._built: Optional[tuple[frozenset[str], re.Pattern[str]]] = None
+        for value in values:  # this masker's own (the parent learns only what add() is given)
+            text = "" if value is None else str(value)
+            if text.strip():
+                self._values.add(text)
+
+    @classmethod
+    def for_run(cls, variables: Optional[Mapping[str, Any]] = None) -> "Masker":
+        """A run's masker: it knows the run's secret-named variables and everything the process knows."""
+        masker = cls(parent=process())
+        masker.add_variables(variables or {})
+        return masker
+
+    # --- learning ----------------------------------------------------------
+    def add(self, value: Any) -> None:
+        """Mask ``value`` (a resolved secret, a jdbc password) wherever this masker masks."""
+        if value is None or isinstance(value, bool):
+            return
+        text = str(value)
+        if not text.strip() or (not isinstance(value, str) and len(text) < SHORT):
+            return  # a number such as ``sig_figs: 3`` is a setting, not a secret
+        with self._lock:
+            self._values.add(text)
+        if self.parent is not None:
+            self.parent.add(text)
+
+    def add_variables(self, variables: Mapping[str, Any]) -> None:
+        """The values of the variables whose names look secret (nested mappings walked), and
+        the passwords their texts carry."""
+        for key, value in variables.items():
+            if isinstance(value, Mapping):
+                self.add_variables(value)
+            elif is_secret_name(str(key)) and value is not None:
+                self.add(value)
+            elif isinstance(value, str):
+                self.add_location(value)
+
+    def add_location(self, text: Optional[str]) -> None:
+        """The passwords a location carries (URL userinfo, JDBC forms, secret parameters)."""
+        for value in _secrets_in(str(text or "")):
+            self.add(value)
+
+    def clear(self) -> None:
+        """Forget every value this masker was given (a test suite: each test as a fresh process)."""
+        with self._lock:
+            self._values.clear()
+
+    def values(self) -> frozenset[str]:
+        with self._lock:
+            own = frozenset(self._values)
+        return own | self.parent.values() if self.parent is not None else own
+
+    # --- masking -----------------------------------------------------------
+    def text(self, s: Any) -> str:
+        """``s`` (as text) with every password, secret parameter, token and known value masked."""
+        out = str(s)
+        pattern = self._values_pattern()  # known values first: a rule below may cut one in two
+        if pattern is not None:
+            out = pattern.sub(lambda m: m.group(0) if m.lastgroup == "digest" else MASK, out)
+        out = _URL_USERINFO.sub(lambda m: f"{m['head']}{MASK}@", out)
+        out = _ORACLE.sub(lambda m: f"{m['head']}{MASK}@", out)
+        out = _PARAM.sub(lambda m: f"{m['key']}{m['sep']}{MASK}" if _secret_key(m["key"]) else m.group(0), out)
+        out = _QUOTED_PAIR.sub(
+            lambda m: f"{m['q']}{m['key']}{m['q']}{m['sep']}{m['v'][0]}{MASK}{m['v'][0]}"
+            if _secret_key(m["key"]) else m.group(0), out)
+        out = _BEARER.sub(lambda m: f"{m['kind']}{m['sep']}{MASK}", out)
+        return _BASIC.sub(lambda m: f"{m['kind']}{m['sep']}{MASK}" if _is_basic_credential(m["tok"]) else m.group(0), out)
+
+    def error(self, e: Union[BaseException, str, None], limit: int = ERROR_LIMIT) -> Optional[str]:
+        """An error as one text for a record or a line: ``"<Type>: <message>"`` for an
+        exception, masked, cut to at most ``limit`` characters."""
+        if e is None:
+            return None
+        if isinstance(e, BaseException):
+            message = str(e)
+            e = f"{type(e).__name__}: {message}" if message else type(e).__name__
+        masked = self.text(e)
+        if len(masked) <= limit:
+            return masked
+        return masked[: max(0, limit - len(_TRUNCATED))] + _TRUNCATED
+
+    def doc(self, obj: Any, *, skip: frozenset[str] = HASH_KEYS) -> Any:
+        """A copy of a JSON tree with every string masked and every value under a secret-looking
+        key ``"***"``; the values under ``skip`` (ids, hashes, the seal) are kept as they are."""
+        if isinstance(obj, str):
+            return self.text(obj)
+        if isinstance(obj, Mapping):
+            out = {}
+            for key, value in obj.items():
+                name = str(key)
+                if name in skip:
+                    out[key] = value
+                elif is_secret_name(name) and value is not None and not isinstance(value, (bool, Mapping)):
+                    out[key] = MASK
+                else:
+                    out[key] = self.doc(value, skip=skip)
+            return out
+        if isinstance(obj, (list, tuple)):
+            return [self.doc(v, skip=skip) for v in obj]
+        return obj
+
+    def _values_pattern(self) -> Optional[re.Pattern[str]]:
+        values = self.values()
+        if not values:
+            return None
+        built = self._built  # (values, pattern): one read, so another thread's rebuild cannot mix them
+        if built is not None and built[0] == values:
+            return built[1]
+        forms = sorted({f for v in values for f in _forms(v)}, key=len, reverse=True)
+        parts = [re.escape(f) if len(f) >= SHORT else rf"(?<![\w\-]){re.escape(f)}(?![\w\-])" for f in forms]
+        pattern = re.compile(rf"(?P<digest>{_DIGEST})|{'|'.join(parts)}")
+        self._built = (values, pattern)
+        return pattern
+
+
+_PROCESS = Masker()
+_CURRENT: ContextVar[Optional[Masker]] = ContextVar("ubunye_masker", default=None)
+
+
+def process() -> Masker:
+    """The process's masker: every secret any run of this process learned."""
+    return _PROCESS
+
+
+def current() -> Masker:
+    """The masker of the run in progress (see :func:`active`), else the process's."""
+    return _CURRENT.get() or _PROCESS
+
+
+@contextmanager
+def active(masker: Masker) -> Iterator[Masker]:
+    """Make ``masker`` the current one for the block (this thread or task and what it starts)."""
+    token = _CURRENT.set(masker)
+    try:
+        yield masker
+    finally:
+        _CURRENT.reset(token)
+
+
+def mask(text: Any) -> str:
+    """``text`` masked by the current masker."""
+    return current().text(text)
+
+
+class MaskedError(Exception):
+    """An exception whose texts are masked when it is made (the project's own errors derive from it)."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*(mask(a) if isinstance(a, str) else a for a in args))
+
+
+class MaskedCause(MaskedError):
+    """Stands for an exception whose text held a secret: its type and masked text, no frames
+    (a job log prints a cause's traceback and message; a debugger's frames hold the values)."""
+
+
+def safe_cause(error: Optional[BaseException], masker: Optional[Masker] = None) -> Optional[BaseException]:
+    """``error`` itself when no text along its chain changes under masking (``masker``: the
+    run's, else the current one), else a masked copy (:class:`MaskedCause`) to chain instead."""
+    text = (masker or current()).text
+    seen: list[BaseException] = []
+    link = error
+    while link is not None and all(link is not s for s in seen) and len(seen) < 50:
+        seen.append(link)
+        link = link.__cause__ if link.__cause__ is not None else (None if link.__suppress_context__ else link.__context__)
+    if error is None or all(text(str(e)) == str(e) and text(repr(e)) == repr(e) for e in seen):
+        return error
+    return MaskedCause(text(f"{type(error).__name__}: {error}"))
+
+
+@contextmanager
+def masked_causes() -> Iterator[None]:
+    """Re-raise a :class:`MaskedError` raised in the block with its cause made safe
+    (:func:`safe_cause`): ``raise ConfigError(...) from exc`` keeps no secret in ``exc``."""
+    try:
+        yield
+    except MaskedError as exc:
+        if exc.__cause__ is not None:
+            exc.__cause__ = safe_cause(exc.__cause__)
+        elif exc.__context__ is not None and not exc.__suppress_context__:
+            exc.__context__ = safe_cause(exc.__context__)
+        raise
+
+
+def mask_doc(obj: Any) -> Any:
+    """A JSON tree masked by the current masker (ids and hashes kept)."""
+    return current().doc(obj)
+
+
+class MaskFilter(logging.Filter):
+    """Rewrites each log record's message through the current masker (arguments merged in)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # noqa: BLE001 - a broken format: mask what there is
+            message = f"{record.msg} {record.args}"
+        record.msg = mask(message)
+        record.args = None
+        if record.exc_info and record.exc_info[1] is not None:
+            import traceback
+
+            record.exc_text = mask("".join(traceback.format_exception(*record.exc_info)).rstrip("\n"))
+            record.exc_info = None
+        return True
+
+
+LOGGERS = ("ubunye", "py4j")
+
+
+def install_log_filter(names: Iterable[str] = LOGGERS) -> None:
+    """Mask every log record of the named loggers and their children (``ubunye.lineage``...)
+    as it is made, whatever handler then prints it (a record factory; installed once)."""
+    previous = logging.getLogRecordFactory()
+    if getattr(previous, "ubunye_masking", False):
+        return
+    wanted = tuple(names)
+    children = tuple(f"{n}." for n in wanted)
+    masking = MaskFilter()
+
+    def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = previous(*args, **kwargs)
+        if record.name in wanted or record.name.startswith(children):
+            masking.filter(record)
+        return record
+
+    factory.ubunye_masking = True  # type: ignore[attr-defined]
+    logging.setLogRecordFactory(factory)
