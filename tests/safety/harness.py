@@ -40,7 +40,8 @@ from ubunye import Task
 
 class Pass(Task):
     def transform(self, sources):
-        return {name: frame for name, frame in zip(self.outputs, sources.values())}
+        outputs = list(self.config["CONFIG"]["outputs"])
+        return {name: frame for name, frame in zip(outputs, sources.values())}
 """
 
 

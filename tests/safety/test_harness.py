@@ -38,3 +38,23 @@ def test_a_traceback_or_two_error_lines_fail_the_one_line_check() -> None:
     with pytest.raises(AssertionError):
         assert_one_line_error(Result(1, "", "error: a"))
     assert_one_line_error(Result(2, "", "error: config.yaml: CONFIG.outputs.x.path: empty"), naming=["config.yaml"])
+
+
+def test_pass_code_writes_each_input_to_its_output(tmp_path: Path) -> None:
+    from harness import Usecase
+
+    uc = Usecase(tmp_path / "uc")
+    data = uc.parquet("people.parquet")
+    uc.task("t", f"""
+        MODEL: etl
+        VERSION: "1"
+        CONFIG:
+          inputs:
+            people: {{format: parquet, path: "{data}"}}
+          outputs:
+            copy: {{format: parquet, path: "{tmp_path / 'out'}"}}
+        """)
+    result = uc.run("-t", "t", "--lineage")
+    assert result.code == 0, str(result)
+    assert list((tmp_path / "out").glob("*.parquet"))
+    assert [r["status"] for r in uc.records("t")] == ["success"]
