@@ -332,6 +332,28 @@ def loaded_jar(spark: Any) -> Optional[JarInfo]:
     return JarInfo(Path(name), version, spark_line, scala)
 
 
+def loaded_jar_problem(spark: Any) -> Optional[str]:
+    """On a classic session: one line when the plugin jar its driver loaded cannot serve it
+    (built for another Spark line or Scala version, both named; or class files the driver's
+    JVM cannot load), else None (also on Spark Connect, or with no plugin jar loaded).
+
+    The jar says what it was built for (its ``BuildInfo``, read by :func:`loaded_jar`), so a
+    jar of another line put on ``spark.jars`` by hand is found even when it loaded and
+    registered its functions through Spark's service loader.
+    """
+    if _compat.is_connect(spark):
+        return None
+    try:
+        loaded = loaded_jar(spark)
+    except JarMismatchError as exc:  # class files the driver's JVM cannot load
+        return str(exc)
+    except Exception:  # noqa: BLE001 - a BuildInfo that cannot be read is not ours to judge
+        return None
+    if loaded is None:
+        return None
+    return version_mismatch(loaded, str(spark.version), _compat.jvm_scala_version(spark))
+
+
 def session_mismatch(spark: Any, jar: Optional[JarInfo] = None) -> Optional[str]:
     """Why the plugin cannot serve this session, as a message naming both versions, or None.
 
