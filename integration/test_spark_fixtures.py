@@ -53,6 +53,7 @@ def test_the_new_fixtures_go_through_parquet() -> None:
 def check(fp: Any, fx: Any, engine: str) -> None:
     """``fp`` is the fixture's expected fingerprint, or fails with its expected error."""
     assert fp.engine == engine
+    assert fp.reason == (None if engine == "spark-native" else "engine='spark-sql' was asked for")
     if fx.expect.fails:
         assert fp.data_hash is None and fp.row_count is None
         assert fp.error is not None and fx.expect.error in fp.error, fp.error

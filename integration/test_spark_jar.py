@@ -2,8 +2,10 @@
 
 A jar built for another Spark or Scala line gives a message naming both
 versions and the fallback still gives the spec's digest; checked end to end in
-a separate driver process whose classpath holds a jar that says it is for
-Spark 3.5 / Scala 2.12 (a two-method stand-in compiled here with javac).
+a separate driver process whose ``spark.jars`` holds the packaged jar with its
+``BuildInfo`` rewritten to say it is for another line (Spark 3.5 / Scala 2.12, or
+4.1 / 2.13 on pyspark 3.5): a jar of a neighbouring line as a user puts it there by
+hand, which loads and, on Spark 4, registers its functions through the service loader.
 
 Run as a script (``python test_spark_jar.py --mismatch-driver JAR``) this file is
 that driver.
@@ -15,24 +17,12 @@ import shutil
 import subprocess
 import sys
 import warnings
+import zipfile
 from pathlib import Path
 from typing import Any
 
 import pyspark
 import pytest
-
-FAKE_UBUNYE_JAVA = """package io.ubunye.spark;
-/** Stand-in for the plugin's entry object, as a jar built for another Spark line has it. */
-public final class Ubunye {
-  public static String buildInfoJson() {
-    return "{\\"version\\":\\"0.1.0\\",\\"spark\\":\\"@SPARK@\\",\\"sparkFull\\":\\"@SPARK@.7\\",\\"scala\\":\\"@SCALA@\\"}";
-  }
-  public static String[] install(Object spark) {
-    throw new IllegalStateException("install must not be called on a mismatched jar");
-  }
-}
-"""
-
 
 # A line other than the running one: 3.5 / Scala 2.12, or 4.1 / Scala 2.13 when running 3.5.
 OTHER = ("4.1", "2.13") if pyspark.__version__.startswith("3.5") else ("3.5", "2.12")
@@ -133,22 +123,35 @@ def test_install_refuses_a_jar_for_another_scala_line(spark: Any, tmp_path: Path
     assert f"Spark {spark.version} / Scala {spark._jvm.scala.util.Properties.versionNumberString()}" in message
 
 
-def _fake_jar(tmp: Path) -> Path:
-    src = tmp / "src" / "io" / "ubunye" / "spark"
-    src.mkdir(parents=True)
-    source = FAKE_UBUNYE_JAVA.replace("@SPARK@", OTHER[0]).replace("@SCALA@", OTHER[1])
-    (src / "Ubunye.java").write_text(source, encoding="utf-8")
-    classes = tmp / "classes"
-    subprocess.run(["javac", "--release", "17", "-d", str(classes), str(src / "Ubunye.java")], check=True)
-    jar = tmp / f"ubunye-spark_{OTHER[0]}_{OTHER[1]}-0.1.0.jar"
-    subprocess.run(["jar", "cf", str(jar), "-C", str(classes), "."], check=True)
+def _claim(data: bytes, old: str, new: str) -> bytes:
+    """``data`` (a class file) with its one UTF-8 constant ``old`` replaced by ``new`` (same length)."""
+    assert len(old) == len(new), (old, new)
+    head = b"\x01" + len(old).to_bytes(2, "big")
+    assert data.count(head + old.encode()) == 1, old
+    return data.replace(head + old.encode(), head + new.encode())
+
+
+def _other_line_jar(tmp: Path) -> Path:
+    """The packaged jar, its BuildInfo saying it is for the ``OTHER`` line."""
+    from ubunye.spark.jar import jar_info
+
+    real = jar_info()
+    full = real.spark_full or f"{real.spark}.0"
+    jar = tmp / f"ubunye-spark_{OTHER[0]}_{OTHER[1]}-{real.version}.jar"
+    with zipfile.ZipFile(real.path) as src, zipfile.ZipFile(jar, "w") as dst:
+        for item in src.infolist():
+            data = src.read(item)
+            if item.filename == "io/ubunye/spark/BuildInfo$.class":
+                data = _claim(_claim(data, real.spark, OTHER[0]), real.scala, OTHER[1])
+                data = _claim(data, full, f"{OTHER[0]}.0".ljust(len(full), "0")[: len(full)])
+            dst.writestr(item, data)
     return jar
 
 
 def test_a_jar_for_another_spark_line_names_both_versions_and_the_fallback_works(tmp_path: Path) -> None:
     from ubunye.spark.testing import child_env
 
-    jar = _fake_jar(tmp_path)
+    jar = _other_line_jar(tmp_path)
     done = subprocess.run(
         [sys.executable, __file__, "--mismatch-driver", str(jar), str(tmp_path / "driver")],
         capture_output=True, text=True, env=child_env(), timeout=600,
@@ -163,6 +166,10 @@ def test_a_jar_for_another_spark_line_names_both_versions_and_the_fallback_works
     assert out["install_error_type"] == "JarMismatchError"
     assert out["warnings"] and OTHER_TEXT in out["warnings"][0]
     assert (out["engine"], out["data_hash"]) == ("spark-sql", fx.expect.data_hash)
+    if not pyspark.__version__.startswith("3.5"):  # Spark 4 registered the wrong jar's functions
+        assert out["functions_in_session"]
+    for reason in (out["fp_reason"], out["status"]["reason"]):  # why not native, both versions named
+        assert OTHER_TEXT in reason and f"Spark {pyspark.__version__} / Scala " in reason, reason
     state = out["status"]  # the session reports its line, the jar it loaded, and why not native
     assert (state["engine"], state["spark"], state["jar_version"]) == ("spark-sql", pyspark.__version__, "0.1.0")
     assert state["jar"].endswith(f"ubunye-spark_{OTHER[0]}_{OTHER[1]}-0.1.0.jar")
@@ -192,7 +199,8 @@ def _mismatch_driver(jar: str, workdir: str) -> None:
         warnings.simplefilter("always")
         fp = ubunye.fingerprint(fixture_dataframe(spark, fx))
     out["warnings"] = [str(w.message) for w in caught if issubclass(w.category, ubunye.spark.JarMismatchWarning)]
-    out["engine"], out["data_hash"] = fp.engine, fp.data_hash
+    out["engine"], out["data_hash"], out["fp_reason"] = fp.engine, fp.data_hash, fp.reason
+    out["functions_in_session"] = spark.catalog.functionExists("ubunye_rows_v1_sums")
     state = ubunye.spark.status(spark)
     out["status"] = {"engine": state.engine, "reason": state.reason, "jar": state.jar,
                      "jar_version": state.jar_version, "spark": state.spark, "scala": state.scala}

@@ -51,6 +51,8 @@ def test_every_spark_command_in_the_guides_runs(guide: str, line: str, tmp_path:
     args = shlex.split(line)[1:]
     if "--to" in args:  # into a folder of the test's own
         args[args.index("--to") + 1] = str(tmp_path / "jars")
+    if "--volume" in args:  # a volume folder of the test's own
+        args[args.index("--volume") + 1] = str(tmp_path / "volume")
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, f"{guide}: {line}: {result.output}"
     if args[:2] == ["spark", "jar"] and "--spark" in args:

@@ -53,9 +53,9 @@ def broken_rows(df: Any, rule: Rule) -> Any:
 
     col = df[rule.column]
     present = col.notna().to_numpy(dtype=bool, copy=True)
-    if rule.params.get("v080") and rule.kind != "matches" and pd.api.types.is_float_dtype(col.dtype):
+    if rule.params.get("v080") and rule.kind != "matches" and dtype_is(col.dtype, "float"):
         # the 0.8.0 form: NaN in a float column is missing, as null is (not_null breaks, between and one_of pass)
-        present &= ~np.isnan(col.to_numpy(dtype="float64", na_value=np.nan))
+        present &= ~_nan_mask(col)
     if rule.kind == "not_null":
         return ~present
     values = col[present]
@@ -101,15 +101,43 @@ def measure_pandas(df: Any, columns: Sequence[str]) -> tuple[int, dict[str, Any]
         if name not in df.columns:
             continue
         col = df[name]
-        if pd.api.types.is_bool_dtype(col.dtype) or not pd.api.types.is_numeric_dtype(col.dtype):
+        if not any(dtype_is(col.dtype, what) for what in ("integer", "float", "decimal")):
             continue
         values = col[col.notna()]
-        if pd.api.types.is_integer_dtype(col.dtype):
+        if dtype_is(col.dtype, "integer"):
             sums[name] = sum(int(v) for v in values)
         else:
             floats = values.astype("float64")
             sums[name] = float(floats[floats == floats].sum())
     return int(len(df)), sums
+
+
+def _nan_mask(col: Any) -> Any:
+    """A numpy bool array, true where a float column holds NaN (not where it holds null)."""
+    import numpy as np
+
+    if getattr(col.dtype, "pyarrow_dtype", None) is not None:  # pandas 1.5's to_numpy has no na_value here
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        return np.asarray(pc.fill_null(pc.is_nan(pa.chunked_array(pa.array(col.array))), False), dtype=bool)
+    return np.isnan(col.to_numpy(dtype="float64", na_value=np.nan))
+
+
+def dtype_is(dtype: Any, what: str) -> bool:
+    """Whether a column's dtype is ``"integer"``, ``"float"`` or ``"decimal"`` (booleans are none), for
+    numpy dtypes and ``pd.ArrowDtype`` alike: pandas before 2.0 (1.5.3 on Databricks 15.4 LTS)
+    answers False for every ``pd.ArrowDtype`` in ``pd.api.types``, so the Arrow type is asked."""
+    import pandas as pd
+
+    arrow = getattr(dtype, "pyarrow_dtype", None)
+    if arrow is not None:
+        import pyarrow.types as pt
+
+        return bool({"integer": pt.is_integer, "float": pt.is_floating, "decimal": pt.is_decimal}[what](arrow))
+    if pd.api.types.is_bool_dtype(dtype) or what == "decimal":
+        return False
+    return bool(pd.api.types.is_integer_dtype(dtype) if what == "integer" else pd.api.types.is_float_dtype(dtype))
 
 
 def _outside(value: Any, lo: Any, hi: Any) -> bool:

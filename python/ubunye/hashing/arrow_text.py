@@ -126,9 +126,30 @@ def _floats(arr: "pa.Array", kind: Kind) -> list[Piece]:
 
 def _decimals(arr: "pa.Array", kind: Kind) -> list[Piece]:
     import pyarrow as pa
+    import pyarrow.compute as pc
 
-    # Arrow writes decimals as Java's BigDecimal.toString does (0E-10, -1.00E-7).
-    return [arr.cast(pa.string())]
+    # Arrow writes decimals as Java's BigDecimal.toString does (0E-10, -1.00E-7); older
+    # pyarrow (14, as on Databricks 15.4 LTS) writes one digit then a point before the
+    # exponent (0.E-10, 1.E-10), which Java never does: the point is dropped there.
+    text = arr.cast(pa.string())
+    if _decimal_point_before_exponent():
+        text = pc.replace_substring_regex(text, r"^(-?\d)\.E", r"\1E")
+    return [text]
+
+
+_POINT_BEFORE_EXPONENT: list[bool] = []  # measured once per process
+
+
+def _decimal_point_before_exponent() -> bool:
+    """Whether this pyarrow casts decimal 1E-10 to the string ``1.E-10`` (pyarrow 14 does)."""
+    if not _POINT_BEFORE_EXPONENT:
+        import decimal
+
+        import pyarrow as pa
+
+        one = pa.array([decimal.Decimal("1E-10")], pa.decimal128(20, 10)).cast(pa.string())
+        _POINT_BEFORE_EXPONENT.append(one[0].as_py() == "1.E-10")
+    return _POINT_BEFORE_EXPONENT[0]
 
 
 def _dates(arr: "pa.Array", kind: Kind) -> list[Piece]:

@@ -16,6 +16,16 @@ if TYPE_CHECKING:  # pragma: no cover
 UNSIGNED_KINDS = {8: K.scalar("int16"), 16: K.scalar("int32"), 32: K.scalar("int64"), 64: K.decimal(20, 0)}
 
 
+def is_view(t: "pa.DataType", name: str) -> bool:
+    """Whether ``t`` is Arrow's ``name`` view type (``string_view``, ``binary_view``,
+    ``list_view``, ``large_list_view``). False on a pyarrow without that type (before 16,
+    as on Databricks 15.4 LTS's pyarrow 14): no value of it can reach us there."""
+    import pyarrow.types as pt
+
+    test = getattr(pt, f"is_{name}", None)
+    return bool(test is not None and test(t))
+
+
 def arrow_kind(t: "pa.DataType") -> K.Kind:
     """The kind of an Arrow type; raises :class:`RowsV1Error` if it has none."""
     import pyarrow as pa
@@ -34,9 +44,9 @@ def arrow_kind(t: "pa.DataType") -> K.Kind:
         return K.scalar("float32")
     if pt.is_float64(t):
         return K.scalar("float64")
-    if pt.is_string(t) or pt.is_large_string(t) or pt.is_string_view(t):
+    if pt.is_string(t) or pt.is_large_string(t) or is_view(t, "string_view"):
         return K.scalar("string")
-    if pt.is_binary(t) or pt.is_large_binary(t) or pt.is_binary_view(t):
+    if pt.is_binary(t) or pt.is_large_binary(t) or is_view(t, "binary_view"):
         return K.scalar("binary")
     if pt.is_date(t):
         return K.scalar("date")
@@ -46,7 +56,7 @@ def arrow_kind(t: "pa.DataType") -> K.Kind:
         return K.decimal(t.precision, t.scale)
     if pt.is_null(t):
         return K.scalar("null")
-    if pt.is_list(t) or pt.is_large_list(t) or pt.is_list_view(t) or pt.is_large_list_view(t):
+    if pt.is_list(t) or pt.is_large_list(t) or is_view(t, "list_view") or is_view(t, "large_list_view"):
         return K.list_of(arrow_kind(t.value_type))
     if pt.is_map(t):
         return K.map_of(arrow_kind(t.key_type), arrow_kind(t.item_type))

@@ -27,6 +27,10 @@ class Fingerprint:
       (reference / port), ``"spark-native"``, ``"spark-sql"`` ...
     - ``error``: ``"<ErrorType>: <message>"`` in one line, or None.
     - ``sums``: the two lane sums (A, B) as unsigned ints, for debugging.
+    - ``reason``: on a Spark frame hashed by the fallback (``"spark-sql"``), one line
+      saying why the native engine was not used (no jar, a jar for another line, a JVM
+      too old for it, ``engine="spark-sql"`` asked for); else None. So
+      ``assert fp.engine == "spark-native", fp.reason`` explains itself.
     """
 
     schema_hash: Optional[str]
@@ -36,6 +40,7 @@ class Fingerprint:
     engine: str = ""
     error: Optional[str] = None
     sums: Optional[tuple[int, int]] = None
+    reason: Optional[str] = None
 
     @property
     def ok(self) -> bool:

@@ -19,6 +19,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
+from ubunye.hashing.arrow_types import is_view
+
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
 
@@ -162,7 +164,7 @@ def _walk(arr: "pa.Array") -> list[Any]:
         return [dict(zip(names, row)) if ok else None for ok, row in zip(valid, zip(*columns))] \
             if columns else [{} if ok else None for ok in valid]
     int_type, wrap = plan
-    if pt.is_list_view(t) or pt.is_large_list_view(t):  # rare: the cast of a fresh copy
+    if is_view(t, "list_view") or is_view(t, "large_list_view"):  # rare: the cast of a fresh copy
         ints = pa.concat_arrays([arr]).cast(int_type)
         return [None if v is None else wrap(v) for v in ints.to_pylist()]
     ints = arr.cast(int_type)  # a temporal leaf: its integers
@@ -187,11 +189,11 @@ def _plan(t: "pa.DataType") -> _Plan:
         return pa.int64(), lambda v: Micros(v * mul // div)
     if pt.is_dictionary(t):
         return _plan(t.value_type)
-    if pt.is_list(t) or pt.is_large_list(t) or pt.is_list_view(t) or pt.is_large_list_view(t):
+    if pt.is_list(t) or pt.is_large_list(t) or is_view(t, "list_view") or is_view(t, "large_list_view"):
         inner = _plan(t.value_type)
         if inner is None:
             return None
-        make = pa.list_ if pt.is_list(t) or pt.is_list_view(t) else pa.large_list
+        make = pa.list_ if pt.is_list(t) or is_view(t, "list_view") else pa.large_list
         el = inner[1]
         return make(pa.field(t.value_field.name, inner[0])), lambda v: [None if x is None else el(x) for x in v]
     if pt.is_map(t):

@@ -19,7 +19,7 @@ from ubunye.hashing.digest import LaneSums, data_hash, schema_hash
 from ubunye.hashing.errors import RowsV1Error, one_line_error
 from ubunye.hashing.fingerprint import METHOD, Fingerprint
 from ubunye.spark import _compat
-from ubunye.spark.jar import JarError, JarMismatchError, JarMismatchWarning, loaded_jar, version_mismatch
+from ubunye.spark.jar import JarError, JarMismatchWarning
 
 NATIVE = "spark-native"
 FALLBACK = "spark-sql"
@@ -32,29 +32,32 @@ _MAX_ERROR = 600
 
 def mismatch_reason(spark: Any) -> Optional[str]:
     """On a classic session: why a loaded plugin jar cannot serve it (both versions named)."""
-    if _compat.is_connect(spark):
-        return None
-    try:
-        loaded = loaded_jar(spark)
-        if loaded is None:
-            return None
-        return version_mismatch(loaded, str(spark.version), _compat.jvm_scala_version(spark))
-    except JarMismatchError as exc:  # a jar whose class files the driver's JVM cannot load
-        return str(exc)
-    except Exception:  # a BuildInfo that cannot be read is not ours to judge
-        return None
+    from ubunye.spark.native import jar_problem
+
+    return jar_problem(spark)
 
 
 def choose_engine(spark: Any, engine: Optional[str]) -> str:
     """The engine to use: ``engine`` if given (checked), else native when available."""
+    return engine_choice(spark, engine)[0]
+
+
+def engine_choice(spark: Any, engine: Optional[str]) -> tuple[str, Optional[str]]:
+    """The engine to use and, for the fallback, one line saying why not the native one.
+
+    ``engine`` if given (checked), else native when the session has the functions from a
+    jar for its own line. A loaded jar of another line gives a
+    :class:`~ubunye.spark.jar.JarMismatchWarning` naming both versions.
+    """
     from ubunye.spark.native import native_available
+    from ubunye.spark.reasons import not_native_reason
 
     if engine is not None and engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r} for a Spark DataFrame: expected one of {ENGINES}")
     if engine == FALLBACK:
-        return FALLBACK
+        return FALLBACK, f"engine={FALLBACK!r} was asked for"
     if native_available(spark):
-        return NATIVE
+        return NATIVE, None
     reason = mismatch_reason(spark)
     if engine == NATIVE:
         raise JarError(
@@ -65,7 +68,11 @@ def choose_engine(spark: Any, engine: Optional[str]) -> str:
         )
     if reason is not None:
         warnings.warn(reason, JarMismatchWarning, stacklevel=3)
-    return FALLBACK
+        return FALLBACK, reason
+    try:
+        return FALLBACK, not_native_reason(spark)
+    except Exception as exc:  # noqa: BLE001 - a session that cannot say: the fallback runs anyway
+        return FALLBACK, f"the native functions are not in this session ({type(exc).__name__})"
 
 
 def spark_error(exc: BaseException) -> str:
@@ -107,22 +114,23 @@ def fingerprint_spark(df: Any, *, engine: Optional[str] = None) -> Fingerprint:
     ``"spark-native"`` (raises :class:`~ubunye.spark.jar.JarError` when the
     functions are missing) or ``"spark-sql"``. A schema or value with no
     canonical text, or rows that cannot be read, give a fingerprint with
-    ``data_hash = None`` and a one-line ``error`` (spec section 5).
+    ``data_hash = None`` and a one-line ``error`` (spec section 5). On the fallback,
+    ``reason`` says in one line why the native engine was not used.
     """
     from ubunye.spark.fallback import fallback_sums
     from ubunye.spark.kinds import spark_kinds
     from ubunye.spark.native import native_sums
 
-    chosen = choose_engine(_compat.session_of(df), engine)
+    chosen, why = engine_choice(_compat.session_of(df), engine)
     try:
         kinds = spark_kinds(df.schema)
     except RowsV1Error as exc:
-        return Fingerprint(None, None, None, METHOD, chosen, one_line_error(exc))
+        return Fingerprint(None, None, None, METHOD, chosen, one_line_error(exc), reason=why)
     except Exception as exc:  # the schema itself cannot be read (missing file, bad plan)
-        return Fingerprint(None, None, None, METHOD, chosen, spark_error(exc))
+        return Fingerprint(None, None, None, METHOD, chosen, spark_error(exc), reason=why)
     shash = schema_hash(kinds)
     try:
         sums = native_sums(df) if chosen == NATIVE else fallback_sums(df)
     except Exception as exc:  # a value with no canonical text, or rows that cannot be read
-        return Fingerprint(shash, None, None, METHOD, chosen, spark_error(exc))
-    return Fingerprint(shash, data_hash(kinds, sums), sums.rows, METHOD, chosen, None, (sums.a, sums.b))
+        return Fingerprint(shash, None, None, METHOD, chosen, spark_error(exc), reason=why)
+    return Fingerprint(shash, data_hash(kinds, sums), sums.rows, METHOD, chosen, None, (sums.a, sums.b), why)

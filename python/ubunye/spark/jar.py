@@ -120,6 +120,32 @@ def available_jars(directory: Optional[Path] = None) -> list[JarInfo]:
     return sorted(infos, key=lambda i: (tuple(int(x) for x in line_of(i.spark).split(".")), i.scala))
 
 
+def copy_jars(target: Path, *, force: bool = False) -> list[Path]:
+    """Copy every packaged jar and its JSON description into ``target`` (made if missing);
+    the copies, in order. A file already there with the same content is kept; one with other
+    content raises :class:`FileExistsError` (nothing copied) unless ``force``. Raises
+    :class:`JarNotFoundError` when the package has no jar."""
+    import filecmp
+    import shutil
+
+    infos = available_jars()
+    if not infos:
+        raise JarNotFoundError(f"no ubunye-spark jar in {jars_dir()}: nothing to copy (run scripts/build-jar in the checkout)")
+    sources = [p for info in infos for p in (info.path, info.description) if p is not None]
+    clashes = [target / p.name for p in sources
+               if (target / p.name).exists() and not filecmp.cmp(p, target / p.name, shallow=False)]
+    if clashes and not force:
+        raise FileExistsError(f"{clashes[0]} exists with other content ({len(clashes)} such file(s)): "
+                              "use --force to overwrite, or another folder")
+    target.mkdir(parents=True, exist_ok=True)
+    copies = []
+    for source in sources:
+        if not (target / source.name).exists() or (target / source.name) in clashes:
+            shutil.copyfile(source, target / source.name)
+        copies.append(target / source.name)
+    return copies
+
+
 def lines_text(infos: list[JarInfo]) -> str:
     """``"3.5/2.12, 4.1/2.13"``: the lines a set of jars covers."""
     return ", ".join(f"{line_of(i.spark)}/{line_of(i.scala)}" for i in infos) or "none"
@@ -330,6 +356,28 @@ def loaded_jar(spark: Any) -> Optional[JarInfo]:
     spark_line, scala, version = str(doc["spark"]), str(doc["scala"]), str(doc["version"])
     name = f"ubunye-spark_{spark_line}_{scala}-{version}.jar"
     return JarInfo(Path(name), version, spark_line, scala)
+
+
+def loaded_jar_problem(spark: Any) -> Optional[str]:
+    """On a classic session: one line when the plugin jar its driver loaded cannot serve it
+    (built for another Spark line or Scala version, both named; or class files the driver's
+    JVM cannot load), else None (also on Spark Connect, or with no plugin jar loaded).
+
+    The jar says what it was built for (its ``BuildInfo``, read by :func:`loaded_jar`), so a
+    jar of another line put on ``spark.jars`` by hand is found even when it loaded and
+    registered its functions through Spark's service loader.
+    """
+    if _compat.is_connect(spark):
+        return None
+    try:
+        loaded = loaded_jar(spark)
+    except JarMismatchError as exc:  # class files the driver's JVM cannot load
+        return str(exc)
+    except Exception:  # noqa: BLE001 - a BuildInfo that cannot be read is not ours to judge
+        return None
+    if loaded is None:
+        return None
+    return version_mismatch(loaded, str(spark.version), _compat.jvm_scala_version(spark))
 
 
 def session_mismatch(spark: Any, jar: Optional[JarInfo] = None) -> Optional[str]:

@@ -22,11 +22,15 @@ LINE_FUNCTION = "ubunye_row_line"
 _HAS_FUNCTIONS = "native.has_functions"  # session memo: True once the functions were found
 _COLUMN = "native.column:"  # session memo: the Column of a function over all columns
 _AUTO_INSTALL = "native.auto_install"  # session memo: a loaded jar's install was tried
+_JAR_PROBLEM = "native.jar_problem"  # session memo: why the loaded jar cannot serve ("": it can)
 
 
 def native_available(spark: Any) -> bool:
     """True when the session has the plugin's SQL functions (classic or Connect).
 
+    False also when the functions are there but come from a jar the driver loaded for
+    another Spark line or Scala version (:func:`jar_problem`): a jar put on ``spark.jars``
+    by hand registers itself through the service loader whatever line it was built for.
     A True is remembered for the session (functions do not leave a session);
     a False is asked again next time, since :func:`ubunye.spark.install` may
     add them meanwhile.
@@ -34,6 +38,8 @@ def native_available(spark: Any) -> bool:
     memo = _compat.session_memo(spark)
     if memo.get(_HAS_FUNCTIONS):
         return True
+    if memo.get(_JAR_PROBLEM):
+        return False
     try:
         found = bool(spark.catalog.functionExists(SUMS_FUNCTION))
     except Exception:  # an unreachable catalog is "not available", the fallback decides
@@ -42,8 +48,28 @@ def native_available(spark: Any) -> bool:
         memo[_AUTO_INSTALL] = True  # asked once per session
         found = _install_loaded_jar(spark)
     if found:
+        problem = jar_problem(spark)
+        if problem is not None:
+            return False
         memo[_HAS_FUNCTIONS] = True
     return found
+
+
+def jar_problem(spark: Any) -> Optional[str]:
+    """Why the plugin jar a classic session's driver loaded must not serve it, or None.
+
+    A jar of another Spark line or Scala version put on ``spark.jars`` by hand may load
+    and register its functions through Spark's service loader; its functions are then in
+    the session but built against other Catalyst internals, so they are not used
+    (:func:`ubunye.spark.jar.loaded_jar_problem`, both versions named). Asked once per
+    session (the driver's classes do not change).
+    """
+    from ubunye.spark.jar import loaded_jar_problem
+
+    memo = _compat.session_memo(spark)
+    if _JAR_PROBLEM not in memo:
+        memo[_JAR_PROBLEM] = loaded_jar_problem(spark) or ""
+    return memo[_JAR_PROBLEM] or None
 
 
 def _install_loaded_jar(spark: Any) -> bool:

@@ -12,7 +12,8 @@ outside a checkout) and checks the engine and each digest:
 
 Prints one JSON line (the session's :func:`ubunye.spark.status`, the fixtures checked and
 any failures) and exits 0 only when the engine is ``--expect`` (default ``spark-native``)
-and every fixture gives its expected digest or error.
+and every fixture gives its expected digest or error (``--fallback-too``: on the fallback
+as well).
 """
 from __future__ import annotations
 
@@ -102,10 +103,16 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             failures: dict[str, str] = {}
             fixtures = load_fixtures()
             for fx in fixtures:
-                fp = ubunye.fingerprint(fixture_frame(spark, fx, workdir))
-                problem = fixture_problem(fp, fx, args.expect)
+                frame = fixture_frame(spark, fx, workdir)
+                problem = fixture_problem(ubunye.fingerprint(frame), fx, args.expect)
                 if problem is not None:
                     failures[fx.name] = problem
+                if args.fallback_too:  # the mapInArrow fallback too, on the workers' Python
+                    from ubunye.spark import fingerprint_spark
+
+                    problem = fixture_problem(fingerprint_spark(frame, engine="spark-sql"), fx, "spark-sql")
+                    if problem is not None:
+                        failures[f"{fx.name} (spark-sql)"] = problem
         finally:
             spark.stop()
     return {"status": asdict(state), "fixtures": len(fixtures), "failures": failures,
@@ -120,6 +127,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     how.add_argument("--packages", help="spark.jars.packages coordinates (group:artifact:version)")
     parser.add_argument("--repository", help="spark.jars.repositories (with --packages)")
     parser.add_argument("--expect", default="spark-native", choices=("spark-native", "spark-sql"))
+    parser.add_argument("--fallback-too", action="store_true",
+                        help="also hash every fixture with the Spark SQL fallback (engine='spark-sql')")
     args = parser.parse_args(argv)
     result = run(args)
     print(json.dumps(result, default=str))

@@ -14,16 +14,8 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from ubunye.spark import _compat
-from ubunye.spark.jar import (
-    ENTRY_OBJECT,
-    EXTENSIONS_CLASS,
-    JarMismatchError,
-    JarNotFoundError,
-    jar_info,
-    java_mismatch,
-    loaded_jar,
-    version_mismatch,
-)
+from ubunye.spark.jar import ENTRY_OBJECT
+from ubunye.spark.reasons import loaded_or_unloadable, not_native_reason_of
 from ubunye.spark.runtime import line_of
 
 NATIVE = "spark-native"
@@ -67,34 +59,6 @@ def _class_location(spark: Any, name: str) -> Optional[str]:
         return None
 
 
-def _not_native_reason(spark: Any, connect: bool, scala: Optional[str], java: Optional[str],
-                       loaded: Any) -> str:
-    version = str(spark.version)
-    if connect:
-        try:
-            path = str(jar_info(spark=version, scala=None).path)
-        except JarNotFoundError:
-            path = "<ubunye.spark.jar_path(spark=..., scala=...)>"
-        return ("the Spark Connect server has no ubunye functions; start it with "
-                f"spark.jars={path} (the jar for its Spark line and Scala); the Spark SQL "
-                "fallback is used")
-    if loaded is not None:
-        problem = version_mismatch(loaded, version, scala)
-        if problem is not None:
-            return problem
-        return ("the ubunye-spark jar is on the driver classpath but its functions are not "
-                "in this session: call ubunye.spark.install(spark), or start the session with "
-                f"spark.sql.extensions={EXTENSIONS_CLASS}; the Spark SQL fallback is used")
-    try:
-        packaged = jar_info(spark=version, scala=scala)
-    except JarNotFoundError as exc:
-        return str(exc)
-    return java_mismatch(packaged, java) or (
-        "this session started without the ubunye-spark jar: start it with "
-        "ubunye.spark.configure(builder) (or spark.jars=ubunye.spark.jar_path()); the Spark "
-        "SQL fallback is used")
-
-
 def status(spark: Any) -> SparkStatus:
     """The line of a running session (classic or Connect), the jar it loaded and the engine."""
     from ubunye.spark.native import native_available
@@ -102,18 +66,10 @@ def status(spark: Any) -> SparkStatus:
     connect = _compat.is_connect(spark)
     scala = None if connect else _compat.jvm_scala_version(spark)
     java = _compat.jvm_java_version(spark)
-    loaded = None
-    unloadable = None  # a jar on the driver whose class files its JVM cannot load
-    if not connect:
-        try:
-            loaded = loaded_jar(spark)
-        except JarMismatchError as exc:
-            unloadable = str(exc)
-        except Exception:  # noqa: BLE001 - a BuildInfo that cannot be read: not our jar
-            loaded = None
+    loaded, unloadable = loaded_or_unloadable(spark, connect)  # unloadable: class files the JVM cannot load
     where = _class_location(spark, ENTRY_OBJECT) if loaded is not None else None
     native = native_available(spark)  # what fingerprint_spark's engine choice asks
-    reason = None if native else unloadable or _not_native_reason(spark, connect, scala, java, loaded)
+    reason = None if native else unloadable or not_native_reason_of(spark, connect, scala, java, loaded)
     return SparkStatus(
         spark=str(spark.version), scala=scala, java=java, connect=connect,
         jar=where or (str(loaded.path) if loaded is not None else None),

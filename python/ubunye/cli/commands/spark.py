@@ -1,4 +1,4 @@
-"""``ubunye spark``: the plugin jars inside the package (``jar``, ``jars``).
+"""``ubunye spark``: the plugin jars inside the package (``jar``, ``jars``, ``init-script``).
 
 Each subcommand lives in its own module and is imported when it is called.
 """
@@ -11,6 +11,7 @@ from ubunye.cli.app import LazyGroup
 SUBCOMMANDS: dict[str, str] = {
     "jar": "ubunye.cli.commands.spark_jar:jar_command",
     "jars": "ubunye.cli.commands.spark_jars:jars_command",
+    "init-script": "ubunye.cli.commands.spark_init_script:init_script_command",
 }
 
 

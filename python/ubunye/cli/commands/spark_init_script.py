@@ -1,0 +1,50 @@
+"""``ubunye spark init-script --volume /Volumes/<catalog>/<schema>/<volume>/<folder>``.
+
+Copies every packaged plugin jar (and its JSON) into ``<folder>/jars/`` once (files with
+the same content are kept) and writes ``<folder>/install-ubunye.sh``: a Databricks cluster
+init script that, on the cluster, picks the jar for the runtime's own Spark line and Scala
+version (:mod:`ubunye.spark.init_script`) and fails the cluster start in one line naming
+the runtime when none fits. ``--print`` writes the script to stdout and copies nothing
+(for a volume that is not mounted here: copy the jars with ``ubunye spark jars --to``
+and the Databricks CLI).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ubunye.cli.render import echo, fail
+
+SCRIPT_NAME = "install-ubunye.sh"
+
+
+@click.command("init-script")
+@click.option("--volume", "folder", required=True, metavar="PATH",
+              help="Folder on a Unity Catalog volume, as the cluster sees it (/Volumes/...).")
+@click.option("--print", "to_stdout", is_flag=True, help="Print the script; copy nothing.")
+@click.option("--force", is_flag=True, help="Overwrite jars of the same name with other content.")
+def init_script_command(folder: str, to_stdout: bool, force: bool) -> None:
+    """Put every jar on a volume and write the init script that picks the cluster's jar."""
+    from ubunye._version import __version__
+    from ubunye.spark.init_script import init_script
+    from ubunye.spark.jar import JarError, copy_jars
+
+    if not folder.startswith("/") or "\n" in folder:
+        fail(f"--volume {folder!r}: give the absolute path the cluster sees (/Volumes/<catalog>/<schema>/<volume>/...)")
+    text = init_script(f"{folder.rstrip('/')}/jars", __version__)
+    if to_stdout:
+        echo(text, nl=False)
+        return
+    root = Path(folder)
+    try:
+        copies = copy_jars(root / "jars", force=force)
+        script = root / SCRIPT_NAME
+        script.write_text(text, encoding="utf-8")
+    except (JarError, FileExistsError) as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"cannot write into {root}: {exc}")
+    echo(f"{len([c for c in copies if c.suffix == '.jar'])} jar(s) in {root / 'jars'}; init script {script}")
+    echo("cluster: add the init script (Workspace > Compute > Advanced > Init scripts: Volumes) and, "
+               "for SQL on Spark 3.5 runtimes, spark.sql.extensions io.ubunye.spark.UbunyeSparkExtensions")

@@ -1,0 +1,72 @@
+"""The Databricks runtime table (``ubunye/spark/databricks_runtimes.json``): the package's
+requirements admit every runtime's own Python libraries, so installing the wheel there
+changes none of them; docs/databricks.md shows the table as it is; every runtime has a jar.
+
+pip keeps an installed distribution that satisfies a requirement (its default upgrade
+strategy is only-if-needed), so a requirement that admits the installed version is one
+pip leaves alone; scripts/check-wheel dbr15.4 does the real install with the exact 15.4 LTS
+set and checks the versions afterwards.
+"""
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+
+from ubunye.spark import databricks, lines
+
+ROOT = Path(__file__).resolve().parents[1]
+PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+
+
+def refusals(requirements: list[str], installed: dict[str, str]) -> list[str]:
+    """The requirements among ``requirements`` that would make pip change an installed version."""
+    out = []
+    for text in requirements:
+        req = Requirement(text)
+        have = installed.get(req.name)
+        if have is not None and not req.specifier.contains(have, prereleases=True):
+            out.append(f"{text} refuses {req.name} {have}")
+    return out
+
+
+def test_the_15_4_set_is_known_and_some_rows_are_complete() -> None:
+    rows = {r.runtime: r for r in databricks.runtimes()}
+    assert sorted(rows) == ["14.3 LTS", "15.4 LTS", "16.4 LTS", "17.3 LTS", "18 LTS"]
+    assert rows["15.4 LTS"].libraries() == {"python": "3.11", "pandas": "1.5.3", "numpy": "1.23.5", "pyarrow": "14.0.1"}
+
+
+def test_requirements_admit_every_runtimes_own_libraries() -> None:
+    checked = 0
+    for r in databricks.runtimes():
+        known = {k: v for k, v in r.libraries().items() if v is not None and k != "python"}
+        line = lines.line_for(r.pyspark)
+        assert line is not None, f"{r.runtime}: pyspark {r.pyspark} is on no supported line"
+        extra = PROJECT["optional-dependencies"][f"spark{line.tag}"]
+        problems = refusals(PROJECT["dependencies"] + extra, {**known, "pyspark": r.pyspark})
+        assert not problems, f"{r.runtime}: {problems}"
+        if r.python is not None:
+            assert SpecifierSet(PROJECT["requires-python"]).contains(r.python), r.runtime
+        checked += len(known)
+    assert checked >= 3  # at least one runtime's pandas, numpy and pyarrow were checked
+
+
+def test_the_check_sees_a_floor_above_a_runtime() -> None:  # the oracle itself can fail
+    assert refusals(["pandas>=2.2,<3.2"], {"pandas": "1.5.3"}) == ["pandas>=2.2,<3.2 refuses pandas 1.5.3"]
+    assert refusals(["pandas>=1.5.3"], {"pandas": "1.5.3", "numpy": "1.23.5"}) == []
+
+
+def test_docs_show_the_table() -> None:
+    page = (ROOT / "docs" / "databricks.md").read_text(encoding="utf-8")
+    assert databricks.markdown_table() in page
+
+
+def test_every_runtime_image_has_a_jar_the_wheel_ships() -> None:
+    wheel_lines = re.search(r"^LINES=\(([^)]*)\)", (ROOT / "scripts" / "wheel").read_text(), re.M)
+    assert wheel_lines is not None
+    for r in databricks.runtimes():
+        for jar_line in r.jar_lines():
+            assert jar_line in wheel_lines.group(1).split(), (r.runtime, jar_line)
