@@ -2,7 +2,9 @@
 
 Exit status: 0 when every task succeeded (and its record, when recording, was
 written); 1 when a task failed, an expectation stopped it, or a record could
-not be written (one line per task saying why); 2 for usage errors.
+not be written (one line per task saying why); 2 for usage errors and bad input
+(a config that cannot be used: one ``error:`` line naming the file and key, and
+the tasks after it are not run).
 """
 from __future__ import annotations
 
@@ -80,9 +82,12 @@ def package_tasks(package_dir: Path) -> list[str]:
     """The tasks of a package in run order: ``pipeline.yaml``'s ``tasks`` list, else by name."""
     pipeline = package_dir / PIPELINE_FILE
     if pipeline.is_file():
-        import yaml
+        from ubunye.userfiles import UserFileError, load_yaml
 
-        doc = yaml.safe_load(pipeline.read_text(encoding="utf-8")) or {}
+        try:
+            doc = load_yaml(pipeline) or {}
+        except UserFileError as exc:
+            _usage(str(exc))
         tasks = doc.get("tasks") if isinstance(doc, dict) else None
         if not isinstance(tasks, list) or not all(isinstance(t, str) for t in tasks):
             _usage(f"{pipeline}: tasks: expected a list of task folder names")
@@ -195,7 +200,7 @@ class _Reported(logging.Filter):
 
 
 def _run_each(usecase_dir: Path, usecase: str, package: str, names: Sequence[str], options: Any) -> int:
-    from ubunye.engine.errors import EngineError
+    from ubunye.engine.errors import ConfigError, EngineError
     from ubunye.engine.runner import run_task
     from ubunye.lineage.errors import InvalidName
 
@@ -205,7 +210,10 @@ def _run_each(usecase_dir: Path, usecase: str, package: str, names: Sequence[str
         started = time.perf_counter()
         try:
             result = run_task(usecase_dir / usecase / package / name, raise_on_error=False, **options)
-        except (EngineError, InvalidName) as exc:  # a config, task or name that cannot be used: nothing ran
+        except (ConfigError, InvalidName) as exc:  # bad input: one error line naming the file and key, exit 2
+            echo(f"error: {' '.join(str(exc).split())}", err=True)
+            return EXIT_USAGE
+        except EngineError as exc:  # a task that cannot be loaded: nothing ran
             echo(f"FAIL {task_path}: {' '.join(str(exc).split())}", err=True)
             failed = True
             break
