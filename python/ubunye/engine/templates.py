@@ -19,9 +19,11 @@ Any other exception a template raises (a filter's ``TypeError``, ``1/0``) is the
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 import sys
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any, Callable, Mapping
 
 from ubunye.engine.errors import ConfigError
@@ -57,7 +59,17 @@ def _undefined_class() -> type:
 
 
 def _sized(value: Any) -> bool:
-    return isinstance(value, (str, bytes, list, tuple))
+    return isinstance(value, (str, bytes, list, tuple, range, dict, set, frozenset))
+
+
+def _bounded(value: Any) -> Any:
+    """An iterator (``map``, ``select``) made a list, at most MAX_TEXT items, so its size is known."""
+    if not isinstance(value, Iterator):
+        return value
+    items = list(itertools.islice(value, MAX_TEXT + 1))
+    if len(items) > MAX_TEXT:
+        raise TemplateBudget(f"a sequence of more than {MAX_TEXT} items")
+    return items
 
 
 def _check_arguments(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> None:
@@ -66,13 +78,41 @@ def _check_arguments(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> None:
             raise TemplateBudget(f"a number larger than {MAX_ARGUMENT} given to a filter or call")
 
 
+def _check_growth(value: Any, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> None:
+    """A filter or method given a text or list may repeat it once per item of ``value``
+    (``replace``, ``join``): their sizes multiplied must stay within MAX_TEXT."""
+    if not _sized(value):
+        return
+    for arg in (*args, *kwargs.values()):
+        if _sized(arg) and len(arg) > 1 and len(value) * len(arg) > MAX_TEXT:
+            raise TemplateBudget(f"a filter or call would build more than {MAX_TEXT} characters or items")
+
+
+def _checked_result(out: Any) -> Any:
+    if _sized(out) and len(out) > MAX_TEXT:
+        raise TemplateBudget(f"a filter or call built more than {MAX_TEXT} characters or items")
+    return out
+
+
 def _guarded(func: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(func)
     def guarded(*args: Any, **kwargs: Any) -> Any:
-        _check_arguments(args[1:], kwargs)  # the first is the value filtered
-        return func(*args, **kwargs)
+        first = next((i for i, a in enumerate(args) if not _is_runtime(a)), len(args))  # after env/context
+        if first < len(args):
+            args = (*args[:first], _bounded(args[first]), *args[first + 1:])
+            _check_arguments(args[first + 1:], kwargs)
+            _check_growth(args[first], args[first + 1:], kwargs)
+        return _checked_result(func(*args, **kwargs))
 
     return guarded
+
+
+def _is_runtime(value: Any) -> bool:
+    from jinja2 import Environment
+    from jinja2.runtime import Context
+    from jinja2.nodes import EvalContext
+
+    return isinstance(value, (Environment, Context, EvalContext))
 
 
 @functools.lru_cache(maxsize=1)
@@ -99,11 +139,13 @@ def environment() -> Any:
 
         def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
             _check_arguments(args, kwargs)
-            target = getattr(__obj, "__self__", None)
+            # the method's own object (the sandbox wraps str.format; __wrapped__ is the bound method)
+            target = getattr(getattr(__obj, "__wrapped__", __obj), "__self__", None)
             if isinstance(target, str) and getattr(__obj, "__name__", "") in ("format", "format_map") \
                     and _HUGE_WIDTH.search(target):
                 raise TemplateBudget("a format with a width of a million or more")
-            return super().call(__context, __obj, *args, **kwargs)
+            _check_growth(target, args, kwargs)
+            return _checked_result(super().call(__context, __obj, *args, **kwargs))
 
     env = Sandbox(undefined=_undefined_class(), keep_trailing_newline=True)
     env.filters = {name: _guarded(f) for name, f in env.filters.items()}
