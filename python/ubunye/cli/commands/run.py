@@ -9,6 +9,7 @@ the tasks after it are not run).
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import time
 from pathlib import Path
@@ -81,7 +82,7 @@ def _usage(message: str) -> NoReturn:
 def package_tasks(package_dir: Path) -> list[str]:
     """The tasks of a package in run order: ``pipeline.yaml``'s ``tasks`` list, else by name."""
     pipeline = package_dir / PIPELINE_FILE
-    if pipeline.is_file():
+    if os.path.lexists(pipeline):  # a folder, a FIFO or a dangling link there is refused, not skipped
         from ubunye.userfiles import UserFileError, load_yaml
 
         try:
