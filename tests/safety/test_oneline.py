@@ -334,3 +334,44 @@ def test_traceback_or_hang_hash_of_a_folder_holding_a_fifo_does_not_block(tmp_pa
     fifo(tmp_path, "part-0.parquet")
     result: Result = cli("hash", str(tmp_path), timeout=TIMEOUT)
     assert_one_line_error(result, naming=[str(tmp_path)])
+
+
+# --- a bug of ours is still one line ----------------------------------------------------------
+
+import click  # noqa: E402
+
+
+@click.command("boom")
+def _boom_command() -> None:
+    raise TypeError("an internal mistake")
+
+
+def test_traceback_or_hang_an_unexpected_exception_is_one_line(monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    from ubunye.cli.app import cli as group, main
+
+    monkeypatch.setattr(group, "commands", dict(group.commands))  # the group as found afterwards
+    monkeypatch.setitem(group.lazy, "boom", f"{__name__}:_boom_command")
+    monkeypatch.delenv("UBUNYE_TRACEBACK", raising=False)
+    code = main(["boom"])
+    err = capsys.readouterr().err
+    assert_one_line_error(Result(code, "", err), code=1, naming=["internal error", "TypeError: an internal mistake"])
+    monkeypatch.setenv("UBUNYE_TRACEBACK", "1")  # asked for: the traceback, for a bug report
+    with pytest.raises(TypeError, match="an internal mistake"):
+        main(["boom"])
+
+
+def test_traceback_or_hang_the_limits_leave_ordinary_files_alone(tmp_path: Path) -> None:
+    """Anchors and aliases of an ordinary size, 100 levels, a file of exactly the limit: accepted."""
+    from ubunye.userfiles import MAX_BYTES, MAX_DEPTH, load_yaml, read_bytes
+
+    shared = tmp_path / "shared.yaml"
+    shared.write_text("base: &opts {header: true, sep: ';'}\na: *opts\nb: {<<: *opts, sep: ','}\n"
+                      "many: &row [1, 2, 3]\nrows: [*row, *row, *row]\n")
+    assert load_yaml(shared)["b"] == {"header": True, "sep": ","}
+    deep = tmp_path / "deep.yaml"
+    deep.write_text("".join(" " * i + f"k{i}:\n" for i in range(MAX_DEPTH - 2)) + " " * (MAX_DEPTH - 2) + "k: v\n")
+    assert load_yaml(deep) is not None
+    full = tmp_path / "full"
+    full.write_bytes(b"x" * MAX_BYTES)
+    assert len(read_bytes(full)) == MAX_BYTES
