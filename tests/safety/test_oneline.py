@@ -375,3 +375,12 @@ def test_traceback_or_hang_the_limits_leave_ordinary_files_alone(tmp_path: Path)
     full = tmp_path / "full"
     full.write_bytes(b"x" * MAX_BYTES)
     assert len(read_bytes(full)) == MAX_BYTES
+
+
+def test_traceback_or_hang_a_fifo_named_py_in_the_task_folder_does_not_block_the_run(usecase: Usecase) -> None:
+    folder_ = usecase.task(TASK, good_config(usecase), PASS)
+    (folder_ / "notes.py").symlink_to(fifo(usecase.root.parent / "outside"))  # never imported, never a file
+    result = usecase.run("-t", TASK, "--lineage", timeout=TIMEOUT)
+    assert result.code == 0 and "Traceback" not in result.text, str(result)
+    (record,) = usecase.records(TASK)
+    assert record["status"] == "success" and record["code_hash"]

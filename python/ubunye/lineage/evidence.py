@@ -44,7 +44,8 @@ def _code_files(task_dir: Path) -> list[tuple[tuple[str, ...], Path]]:
         dirs[:] = [d for d in dirs if d != "__pycache__" and not d.startswith(".")]
         rel_folder = Path(folder).relative_to(task_dir).parts
         for name in files:
-            if name.endswith(".py") and not name.startswith("."):
+            # only regular files: a FIFO or device named *.py would block or never end (and is not code)
+            if name.endswith(".py") and not name.startswith(".") and os.path.isfile(os.path.join(folder, name)):
                 found.append(((*rel_folder, name), Path(folder) / name))
     found.sort(key=lambda item: item[0])
     return found
