@@ -384,3 +384,17 @@ def test_traceback_or_hang_a_fifo_named_py_in_the_task_folder_does_not_block_the
     assert result.code == 0 and "Traceback" not in result.text, str(result)
     (record,) = usecase.records(TASK)
     assert record["status"] == "success" and record["code_hash"]
+
+
+@pytest.mark.parametrize("name", ["yaml_alias_bomb", "config_is_fifo", "jinja_subclasses_walk", "secret_file_not_utf8"])
+def test_traceback_or_hang_run_task_raises_the_projects_config_error(usecase: Usecase, name: str) -> None:
+    """The API: the project's own ConfigError naming file and key (what the CLI prints), nothing else."""
+    from ubunye import run_task
+    from ubunye.engine.errors import ConfigError
+
+    case, key, word = CONFIGS[name]
+    config = place(usecase, usecase.root.parent / "outside", case)
+    with pytest.raises(ConfigError) as info:
+        run_task(config.parent, backend="pandas", lineage=True)
+    assert all(w in str(info.value) for w in naming(config, key, word)) and "\n" not in str(info.value)
+    assert not usecase.lineage_dir.exists()
