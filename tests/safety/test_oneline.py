@@ -398,3 +398,14 @@ def test_traceback_or_hang_run_task_raises_the_projects_config_error(usecase: Us
         run_task(config.parent, backend="pandas", lineage=True)
     assert all(w in str(info.value) for w in naming(config, key, word)) and "\n" not in str(info.value)
     assert not usecase.lineage_dir.exists()
+
+
+@pytest.mark.parametrize("flag", ["--var", "-dt"])
+def test_traceback_or_hang_an_argument_that_is_not_utf8_is_refused_before_the_run(usecase: Usecase, flag: str) -> None:
+    usecase.task(TASK, good_config(usecase), PASS)
+    before = tree_digest(usecase.root)
+    value = "x=" + b"\xff".decode("utf-8", "surrogateescape") if flag == "--var" else b"\xff".decode("utf-8", "surrogateescape")
+    result = cli("run", *usecase.base_args(), "-t", TASK, "--lineage", flag, value, timeout=TIMEOUT,
+                 env={"PYTHONIOENCODING": "utf-8:surrogateescape"})
+    assert_one_line_error(result, naming=[flag, "not UTF-8"])
+    assert_unchanged(before, tree_digest(usecase.root))  # no output written without its record

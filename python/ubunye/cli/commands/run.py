@@ -36,7 +36,12 @@ def _parse_vars(values: Sequence[str], dt: Optional[str] = None, dtf: Optional[s
     from ubunye.cli.render import fail
 
     out: dict[str, str] = {}
+    for flag, given in (("-dt", dt), ("-dtf", dtf)):
+        if given is not None and not _utf8(given):
+            fail(f"{flag}: the value is not UTF-8 text (it would reach the record)")
     for item in values:
+        if not _utf8(item):  # the value is not shown: it may be a secret
+            fail(f"--var {item.partition('=')[0]!r}: the value is not UTF-8 text (it would reach the record)")
         key, sep, value = item.partition("=")
         key = key.strip()
         if not sep or not key:
@@ -52,6 +57,15 @@ def _parse_vars(values: Sequence[str], dt: Optional[str] = None, dtf: Optional[s
             fail(f"--var {item!r}: {key} is given twice with different values; pass one")
         out[key] = value
     return out
+
+
+def _utf8(text: str) -> bool:
+    """False for an argument holding bytes that are not UTF-8 (decoded by Python as lone surrogates)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def refuse_unsupported(backend: Optional[str], rerun: bool = False, resume: bool = False) -> None:
