@@ -383,7 +383,8 @@ def test_traceback_or_hang_a_fifo_named_py_in_the_task_folder_does_not_block_the
     result = usecase.run("-t", TASK, "--lineage", timeout=TIMEOUT)
     assert result.code == 0 and "Traceback" not in result.text, str(result)
     (record,) = usecase.records(TASK)
-    assert record["status"] == "success" and record["code_hash"]
+    assert record["status"] == "success"
+    assert record["code_hash"] is None  # the hash cannot cover it: none is claimed (as for an unreadable file)
 
 
 @pytest.mark.parametrize("name", ["yaml_alias_bomb", "config_is_fifo", "jinja_subclasses_walk", "secret_file_not_utf8"])

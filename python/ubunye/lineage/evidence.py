@@ -17,6 +17,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
+from ubunye.userfiles import read_bytes
+
 # Distributions that can change a result (spec), this package first.
 RESULT_PACKAGES: tuple[str, ...] = (
     "ubunye",
@@ -31,6 +33,7 @@ RESULT_PACKAGES: tuple[str, ...] = (
     "mlflow",
 )
 CONFIG_FILE = "config.yaml"
+MAX_CODE_BYTES = 256 * 1024 * 1024  # a task's code file (generated code can be large)
 FALLBACK = "fallback"
 
 
@@ -44,11 +47,16 @@ def _code_files(task_dir: Path) -> list[tuple[tuple[str, ...], Path]]:
         dirs[:] = [d for d in dirs if d != "__pycache__" and not d.startswith(".")]
         rel_folder = Path(folder).relative_to(task_dir).parts
         for name in files:
-            # only regular files: a FIFO or device named *.py would block or never end (and is not code)
-            if name.endswith(".py") and not name.startswith(".") and os.path.isfile(os.path.join(folder, name)):
+            if name.endswith(".py") and not name.startswith("."):
                 found.append(((*rel_folder, name), Path(folder) / name))
     found.sort(key=lambda item: item[0])
     return found
+
+
+def _code_bytes(path: Path) -> bytes:
+    """A code file's bytes; a FIFO or device named ``*.py`` is an error (reading it would block or
+    never end), as an unreadable file is: the hash cannot cover it."""
+    return read_bytes(path, limit=MAX_CODE_BYTES)
 
 
 def code_hash(task_dir: Optional[Path], ran: Optional[Mapping[tuple[str, ...], bytes]] = None) -> Optional[str]:
@@ -71,7 +79,7 @@ def code_hash(task_dir: Optional[Path], ran: Optional[Mapping[tuple[str, ...], b
     for parts in names:
         digest.update("/".join(parts).encode("utf-8"))
         digest.update(b"\0")
-        digest.update(_lf(ran[parts] if parts in ran else files[parts].read_bytes()))
+        digest.update(_lf(ran[parts] if parts in ran else _code_bytes(files[parts])))
         digest.update(b"\0")
     return "sha256:" + digest.hexdigest()
 
