@@ -433,7 +433,8 @@ def test_secret_refused_in_one_line_naming_key_and_provider(tmp_path: Path, monk
     assert "\n" not in message and says in message
     assert f"{task / 'config.yaml'}: CONFIG.inputs.orders.path: " in message
     code, _, err = run_cli("run", "-d", str(tmp_path), *TASK_ARGS, "--lineage")
-    assert code == 1 and says in err and len(err.strip().splitlines()) == 1
+    assert code == 2 and says in err and len(err.strip().splitlines()) == 1  # bad input (issue 19: was 1)
+    assert err.startswith("error: ")
     assert not (task / "out").exists() and not (tmp_path / ".ubunye").exists()
 
 

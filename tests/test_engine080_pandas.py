@@ -181,7 +181,7 @@ def test_a_connector_this_project_does_not_have_is_refused_in_one_line(env: Path
     usecase_dir = copy_with(env, "      format: s3\n      path: \"{{ env.TITANIC_INPUT_PATH }}\"",
                             "      format: rest_api\n      path: \"{{ env.TITANIC_INPUT_PATH }}\"")
     code, _, err = run(usecase_dir, env / "records")
-    assert code == 1
+    assert code == 2  # bad input (issue 19: was 1)
     (line,) = err.strip().splitlines()
-    assert "rest_api" in line and str(usecase_dir.joinpath(*TASK, "config.yaml")) in line
+    assert line.startswith("error: ") and "rest_api" in line and str(usecase_dir.joinpath(*TASK, "config.yaml")) in line
     assert not (env / "out").exists() and not (env / "records").exists()  # refused before anything ran

@@ -59,11 +59,14 @@ def test_failed_task_exit_1_with_one_line_reason(usecase: Path) -> None:
     ]
 
 
-def test_invalid_config_exit_1_naming_file_and_key(usecase: Path) -> None:
+def test_invalid_config_exit_2_naming_file_and_key(usecase: Path) -> None:
+    # bad input: one error line naming the file and key, exit 2 (issue 19; was FAIL ..., exit 1)
     make_task(usecase, "clean", CLEAN_CONFIG.replace("min: 18", "min: eighteen"), CLEAN_CODE)
     code, _, err = run(*base(usecase), "-t", "clean")
-    assert code == 1
-    assert "config.yaml: CONFIG.expectations.adults[1].min: expected a number; got 'eighteen'" in err
+    assert code == 2
+    (line,) = err.strip().splitlines()
+    assert line.startswith("error: ")
+    assert "config.yaml: CONFIG.expectations.adults[1].min: expected a number; got 'eighteen'" in line
 
 
 @pytest.mark.parametrize(

@@ -85,16 +85,39 @@ def main(argv: Optional[list[str]] = None) -> int:
 
     one_line_warnings()
     install_log_filter()  # every log line of ubunye and py4j passes the masking path
-    if wants_task_dir(sys.argv[1:] if argv is None else argv):
-        from ubunye.cli.commands.task_dir import main as task_dir_main
-
-        return task_dir_main(argv)
     try:
+        if wants_task_dir(sys.argv[1:] if argv is None else argv):
+            from ubunye.cli.commands.task_dir import main as task_dir_main
+
+            return task_dir_main(argv)
         cli.main(args=argv, prog_name="ubunye", standalone_mode=True)
     except SystemExit as exc:
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else 1)
+    except Exception as exc:  # a bug of ours: still one line (UBUNYE_TRACEBACK=1 shows where)
+        return internal_error(exc)
     return 0
+
+
+TRACEBACK_ENV = "UBUNYE_TRACEBACK"
+EXIT_INTERNAL = 1
+
+
+def internal_error(exc: Exception) -> int:
+    """An exception no command turned into its own line: one ``error:`` line naming it, exit 1;
+    the traceback only when ``UBUNYE_TRACEBACK=1`` asks for it."""
+    import os
+
+    from ubunye.cli.render import fail
+
+    if os.environ.get(TRACEBACK_ENV) == "1":
+        raise exc
+    try:
+        fail(f"internal error (please report it; {TRACEBACK_ENV}=1 shows where): {type(exc).__name__}: {exc}",
+             code=EXIT_INTERNAL)
+    except SystemExit as stop:
+        return stop.code if isinstance(stop.code, int) else EXIT_INTERNAL
+    return EXIT_INTERNAL
 
 
 if __name__ == "__main__":  # pragma: no cover

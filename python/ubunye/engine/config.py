@@ -17,8 +17,10 @@ A config has four top-level keys::
       expectations: {name: [{kind, column, severity, ...}] | {rules, quarantine, reconcile}}  # list or 0.8.0 form
       monitors: [{type: lineage, params: {hash_inputs: true}}]   # older configs
 
-Every string is rendered with Jinja2 (``StrictUndefined``: an unknown name is an
-error) after the YAML is parsed, so a value can never change the structure.
+Every string is rendered with Jinja2 in a sandbox (``StrictUndefined``: an unknown name is
+an error; see :mod:`ubunye.engine.templates`) after the YAML is parsed, so a value can never
+change the structure. The file is read through :mod:`ubunye.userfiles` (a regular UTF-8
+file of at most 10 MB; safe YAML with nesting and aliases limited).
 Every problem is a :class:`ConfigError` naming the file, the key and what was
 expected.
 """
@@ -30,12 +32,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
-import yaml
-
 from ubunye.engine.errors import ConfigDeprecationWarning, ConfigError
 from ubunye.engine.expectation_sets import parse_expectations
 from ubunye.engine.expectations import Rule
+from ubunye.engine.templates import EnvVars, render
 from ubunye.masking import current
+from ubunye.userfiles import UserFileError, load_yaml
 
 FORMATS = ("parquet", "csv", "json", "delta", "table")
 MODES = ("overwrite", "append", "ignore", "errorifexists")
@@ -163,25 +165,6 @@ def template_variables(
     return out
 
 
-class EnvVars(dict):
-    """``{{ env.NAME }}``: the process environment; an unset name is an error naming it."""
-
-
-def _undefined_class() -> type:
-    import jinja2
-
-    class Undefined(jinja2.StrictUndefined):
-        """StrictUndefined (``default`` still works) whose error names an unset environment variable."""
-
-        @property
-        def _undefined_message(self) -> str:  # jinja2's hook for the error text
-            if isinstance(self._undefined_obj, EnvVars) and isinstance(self._undefined_name, str):
-                return f"environment variable {self._undefined_name} is not set"
-            return super()._undefined_message
-
-    return Undefined
-
-
 def load_config(
     task_dir: Path,
     *,
@@ -193,13 +176,12 @@ def load_config(
     """Read, render and validate ``<task_dir>/config.yaml``."""
     task_dir = Path(task_dir)
     file = task_dir / "config.yaml"
-    if not file.is_file():
+    if not file.exists():
         raise ConfigError(file, None, "no such file (a task folder needs config.yaml)")
     try:
-        doc = yaml.safe_load(file.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        reason = " ".join(str(exc).split())
-        raise ConfigError(file, None, f"not valid YAML: {reason}") from None
+        doc = load_yaml(file)  # a regular UTF-8 file, size, nesting and aliases limited
+    except UserFileError as exc:
+        raise ConfigError(file, None, exc.reason) from None
     current().add_variables(variables or {})  # secret-named --var values: masked in every text from here
     env = template_variables(task_dir=task_dir, mode=mode, dt=dt, dtf=dtf, variables=variables)
     rendered = render(doc, env, file)
@@ -208,31 +190,6 @@ def load_config(
     from ubunye.engine.secrets import resolve_secrets  # secret://env/NAME, secret://file/PATH (0.8.0)
 
     return replace(validate(resolve_secrets(rendered, file), file, mode=mode), raw=rendered)  # raw keeps references
-
-
-def render(doc: Any, variables: Mapping[str, Any], file: Path, key: str = "") -> Any:
-    """Render every string of ``doc`` with Jinja2; undefined names are errors."""
-    import jinja2
-
-    environment = jinja2.Environment(undefined=_undefined_class(), keep_trailing_newline=True)
-
-    def walk(node: Any, where: str) -> Any:
-        if isinstance(node, str):
-            if "{{" not in node and "{%" not in node and "{#" not in node:
-                return node
-            try:
-                return environment.from_string(node).render(**variables)
-            except jinja2.UndefinedError as exc:
-                raise ConfigError(file, where or None, f"template {node!r}: {exc.message}") from None
-            except jinja2.TemplateError as exc:
-                raise ConfigError(file, where or None, f"template {node!r}: {exc}") from None
-        if isinstance(node, dict):
-            return {k: walk(v, f"{where}.{k}" if where else str(k)) for k, v in node.items()}
-        if isinstance(node, list):
-            return [walk(v, f"{where}[{i}]") for i, v in enumerate(node)]
-        return node
-
-    return walk(doc, key)
 
 
 def _mapping(value: Any, file: Path, key: str, *, required: bool = False) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from typing import Any
 
 from ubunye.engine.errors import ConfigError
 from ubunye.masking import current
+from ubunye.userfiles import UserFileError, read_text
 
 SCHEME = "secret://"
 PROVIDERS = ("env", "file")
@@ -77,9 +78,12 @@ def _fetch(reference: str, key: str, file: Path) -> str:
         value = os.environ[ref]
     elif provider == "file":
         path = Path(ref)
-        if not path.is_file():
+        if not path.exists():
             raise ConfigError(file, key, f"secret://file/{ref}: no secret file at {ref}")
-        value = path.read_text(encoding="utf-8").rstrip("\r\n")
+        try:
+            value = read_text(path).rstrip("\r\n")  # a regular UTF-8 file of at most 10 MB
+        except UserFileError as exc:
+            raise ConfigError(file, key, f"secret://file/{ref}: {exc.reason}") from None
     else:
         raise ConfigError(file, key, f"secret provider {provider!r} (ubunye-engine 0.8.0) is not supported here; "
                                      f"use secret://env/NAME or secret://file/PATH (e.g. export the secret "

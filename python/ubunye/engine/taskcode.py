@@ -132,6 +132,12 @@ class _TaskLoader(SourceFileLoader):
         super().__init__(fullname, path)
         self._task_code = code
 
+    def get_data(self, path: str) -> bytes:
+        """A regular file of at most 10 MB (a FIFO or device named ``*.py`` would block the import)."""
+        from ubunye.userfiles import read_bytes
+
+        return read_bytes(path)
+
     def get_code(self, fullname: str) -> CodeType:
         data = self.get_data(self.path)
         self._task_code.note(self.path, data)

@@ -17,6 +17,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
+from ubunye.userfiles import read_bytes
+
 # Distributions that can change a result (spec), this package first.
 RESULT_PACKAGES: tuple[str, ...] = (
     "ubunye",
@@ -31,6 +33,7 @@ RESULT_PACKAGES: tuple[str, ...] = (
     "mlflow",
 )
 CONFIG_FILE = "config.yaml"
+MAX_CODE_BYTES = 256 * 1024 * 1024  # a task's code file (generated code can be large)
 FALLBACK = "fallback"
 
 
@@ -48,6 +51,12 @@ def _code_files(task_dir: Path) -> list[tuple[tuple[str, ...], Path]]:
                 found.append(((*rel_folder, name), Path(folder) / name))
     found.sort(key=lambda item: item[0])
     return found
+
+
+def _code_bytes(path: Path) -> bytes:
+    """A code file's bytes; a FIFO or device named ``*.py`` is an error (reading it would block or
+    never end), as an unreadable file is: the hash cannot cover it."""
+    return read_bytes(path, limit=MAX_CODE_BYTES)
 
 
 def code_hash(task_dir: Optional[Path], ran: Optional[Mapping[tuple[str, ...], bytes]] = None) -> Optional[str]:
@@ -70,7 +79,7 @@ def code_hash(task_dir: Optional[Path], ran: Optional[Mapping[tuple[str, ...], b
     for parts in names:
         digest.update("/".join(parts).encode("utf-8"))
         digest.update(b"\0")
-        digest.update(_lf(ran[parts] if parts in ran else files[parts].read_bytes()))
+        digest.update(_lf(ran[parts] if parts in ran else _code_bytes(files[parts])))
         digest.update(b"\0")
     return "sha256:" + digest.hexdigest()
 

@@ -34,6 +34,7 @@ from ubunye.lineage.record import SEAL_FIELD, RunRecord, Step
 from ubunye.lineage.steps import FingerprintFn, StepHasher, build_steps
 from ubunye._names import validate_name
 from ubunye.lineage.store import FileStore
+from ubunye.userfiles import UserFileError
 
 log = logging.getLogger("ubunye.lineage")
 
@@ -229,7 +230,7 @@ def _evidence(name: str, compute: Any, task_dir: Optional[Path]) -> Optional[str
     """A code or config hash, or None (with a warning naming why) when the files cannot be read."""
     try:
         value: Optional[str] = compute(task_dir)
-    except OSError as exc:
+    except (OSError, UserFileError) as exc:  # UserFileError: a FIFO or device named *.py
         log.warning("no %s for %s: %s", name, task_dir, exc)
         return None
     return value

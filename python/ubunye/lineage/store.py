@@ -15,7 +15,6 @@ older runs.
 """
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 import warnings
@@ -31,6 +30,7 @@ from ubunye.lineage.errors import (
     UnreadableRecord,
 )
 from ubunye.lineage.record import RunRecord
+from ubunye.userfiles import UserFileError, load_json
 from ubunye._names import validate_name  # the one name check, shared with the engine (re-exported)
 
 DEFAULT_LINEAGE_DIR = Path(".ubunye") / "lineage"
@@ -133,11 +133,13 @@ class FileStore:
         """Read one record file; raises :class:`UnreadableRecord` naming it."""
         path = Path(path)
         try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UnreadableRecord(path, _one_line(getattr(exc, "strerror", None) or str(exc))) from exc
+            doc = load_json(path)  # a regular UTF-8 file of at most 10 MB (never /dev/zero or a FIFO)
+        except UserFileError as exc:
+            raise UnreadableRecord(path, exc.reason) from None
+        if not isinstance(doc, dict):
+            raise UnreadableRecord(path, f"expected a JSON object; got {type(doc).__name__}")
         try:
-            return RunRecord.from_dict(json.loads(text))
+            return RunRecord.from_dict(doc)
         except (ValueError, TypeError, AttributeError, RecursionError) as exc:
             raise UnreadableRecord(path, _one_line(str(exc)) or type(exc).__name__) from exc
 

@@ -87,8 +87,22 @@ def resolve_engine(name: str) -> EngineFn:
 
 
 def _fail(message: str, code: int) -> None:
-    echo("ubunye hash: " + " ".join(message.split()), err=True)
+    echo("error: " + " ".join(message.split()), err=True)
     raise SystemExit(code)
+
+
+def _refuse_special(path: Path) -> None:
+    """A path that is neither a file nor a folder (``/dev/zero``, a FIFO) is refused before any
+    reader opens it (and blocks or reads forever)."""
+    import stat
+
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        _fail(f"{path}: {exc.strerror or exc}", 2)
+        return
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        _fail(f"{path}: not a file or folder (a device, FIFO or socket)", 2)
 
 
 @click.command("hash")
@@ -116,6 +130,7 @@ def hash_command(path: Path, fmt: Optional[str], engine: str, option_pairs: tupl
         raise click.BadParameter(f"{fmt!r} is not one of {', '.join(FORMATS)}", param_hint="--format")
     if not path.exists():
         _fail(f"{path}: no such file or folder", 2)
+    _refuse_special(path)
     try:
         fp = run_engine(resolve_engine(engine), path, fmt, parse_options(option_pairs), schema)
     except (UnreadablePath, OSError, ValueError) as exc:
@@ -135,5 +150,5 @@ def hash_command(path: Path, fmt: Optional[str], engine: str, option_pairs: tupl
             echo(f"error:       {fp.error}")
     if not fp.ok:
         if not as_json:
-            echo(f"ubunye hash: {path}: {fp.error}", err=True)
+            echo(f"error: {path}: {fp.error}", err=True)
         raise SystemExit(1)

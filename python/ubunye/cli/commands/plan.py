@@ -4,7 +4,8 @@ Renders each task's config with the run's variables and prints its inputs,
 transform and outputs with their formats and locations; nothing is read or written.
 As 0.8.0's plan, a local input that is missing (and that no earlier task of the plan
 writes) is a problem, and so, with ``--backend``, is what that backend cannot do:
-each prints a ``problem:`` line and the exit status is 1.
+each prints a ``problem:`` line and the exit status is 1. A config that cannot be used is
+one ``error:`` line naming the file and key (exit 2).
 """
 from __future__ import annotations
 
@@ -51,8 +52,8 @@ def plan_command(usecase_dir: Path, usecase: str, package: str, tasks: tuple[str
         task_dir = usecase_dir / usecase / package / name
         try:
             config = load_config(task_dir, mode=mode, dt=dt, dtf=dtf, variables=variables)
-        except EngineError as exc:
-            fail(str(exc), code=1)
+        except EngineError as exc:  # bad input: one error line naming the file and key (exit 2)
+            fail(str(exc))
         echo(f"--- Task: {usecase}/{package}/{name} ---")
         echo("Inputs:")
         for spec in config.inputs.values():

@@ -2,11 +2,14 @@
 
 Exit status: 0 when every task succeeded (and its record, when recording, was
 written); 1 when a task failed, an expectation stopped it, or a record could
-not be written (one line per task saying why); 2 for usage errors.
+not be written (one line per task saying why); 2 for usage errors and bad input
+(a config that cannot be used: one ``error:`` line naming the file and key, and
+the tasks after it are not run).
 """
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import time
 from pathlib import Path
@@ -33,7 +36,12 @@ def _parse_vars(values: Sequence[str], dt: Optional[str] = None, dtf: Optional[s
     from ubunye.cli.render import fail
 
     out: dict[str, str] = {}
+    for flag, given in (("-dt", dt), ("-dtf", dtf)):
+        if given is not None and not _utf8(given):
+            fail(f"{flag}: the value is not UTF-8 text (it would reach the record)")
     for item in values:
+        if not _utf8(item):  # the value is not shown: it may be a secret
+            fail(f"--var {item.partition('=')[0]!r}: the value is not UTF-8 text (it would reach the record)")
         key, sep, value = item.partition("=")
         key = key.strip()
         if not sep or not key:
@@ -49,6 +57,15 @@ def _parse_vars(values: Sequence[str], dt: Optional[str] = None, dtf: Optional[s
             fail(f"--var {item!r}: {key} is given twice with different values; pass one")
         out[key] = value
     return out
+
+
+def _utf8(text: str) -> bool:
+    """False for an argument holding bytes that are not UTF-8 (decoded by Python as lone surrogates)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def refuse_unsupported(backend: Optional[str], rerun: bool = False, resume: bool = False) -> None:
@@ -79,10 +96,13 @@ def _usage(message: str) -> NoReturn:
 def package_tasks(package_dir: Path) -> list[str]:
     """The tasks of a package in run order: ``pipeline.yaml``'s ``tasks`` list, else by name."""
     pipeline = package_dir / PIPELINE_FILE
-    if pipeline.is_file():
-        import yaml
+    if os.path.lexists(pipeline):  # a folder, a FIFO or a dangling link there is refused, not skipped
+        from ubunye.userfiles import UserFileError, load_yaml
 
-        doc = yaml.safe_load(pipeline.read_text(encoding="utf-8")) or {}
+        try:
+            doc = load_yaml(pipeline) or {}
+        except UserFileError as exc:
+            _usage(str(exc))
         tasks = doc.get("tasks") if isinstance(doc, dict) else None
         if not isinstance(tasks, list) or not all(isinstance(t, str) for t in tasks):
             _usage(f"{pipeline}: tasks: expected a list of task folder names")
@@ -195,7 +215,7 @@ class _Reported(logging.Filter):
 
 
 def _run_each(usecase_dir: Path, usecase: str, package: str, names: Sequence[str], options: Any) -> int:
-    from ubunye.engine.errors import EngineError
+    from ubunye.engine.errors import ConfigError, EngineError
     from ubunye.engine.runner import run_task
     from ubunye.lineage.errors import InvalidName
 
@@ -205,7 +225,10 @@ def _run_each(usecase_dir: Path, usecase: str, package: str, names: Sequence[str
         started = time.perf_counter()
         try:
             result = run_task(usecase_dir / usecase / package / name, raise_on_error=False, **options)
-        except (EngineError, InvalidName) as exc:  # a config, task or name that cannot be used: nothing ran
+        except (ConfigError, InvalidName) as exc:  # bad input: one error line naming the file and key, exit 2
+            echo(f"error: {' '.join(str(exc).split())}", err=True)
+            return EXIT_USAGE
+        except EngineError as exc:  # a task that cannot be loaded: nothing ran
             echo(f"FAIL {task_path}: {' '.join(str(exc).split())}", err=True)
             failed = True
             break
