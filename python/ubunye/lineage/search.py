@@ -10,6 +10,7 @@ from datetime import datetime, timezone
 from typing import Any, Optional, Protocol, Sequence
 
 from ubunye.lineage.record import RunRecord, Step
+from ubunye.lineage.store import run_order  # the one order of runs
 
 
 class RunSource(Protocol):
@@ -88,8 +89,7 @@ def _started(record: RunRecord) -> Optional[datetime]:
 
 
 def _newest_first(records: list[RunRecord]) -> list[RunRecord]:
-    floor = datetime.min.replace(tzinfo=timezone.utc)
-    return sorted(records, key=lambda r: (_started(r) or floor, r.run_id), reverse=True)
+    return sorted(records, key=run_order, reverse=True)
 
 
 def list_task_runs(store: RunSource, usecase: str, package: str, task: str) -> RunList:

@@ -58,6 +58,12 @@ def _started(record: RunRecord) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
+def run_order(record: RunRecord) -> tuple[datetime, str]:
+    """The one order of runs: start time, then run id (two runs started at one instant
+    still have one order, so neither is the other's run before)."""
+    return _started(record), record.run_id
+
+
 class LatestUnknown(LineageError):
     """The runs asked for cannot be told: a file that may be one of them cannot be placed."""
 
@@ -195,9 +201,8 @@ class FileStore:
         are skipped with an :class:`UnreadableRecordWarning`.
         """
         readable, damaged = self._scan(usecase, package, task)
-        candidates = [(r, p) for r, p in readable if before is None or (
-            r.run_id != before.run_id and _started(r) <= _started(before))]
-        candidates.sort(key=lambda rp: (_started(rp[0]), rp[0].run_id), reverse=True)
+        candidates = [(r, p) for r, p in readable if before is None or run_order(r) < run_order(before)]
+        candidates.sort(key=lambda rp: run_order(rp[0]), reverse=True)
         chosen = candidates[:count]
         floor = _started(chosen[-1][0]) if len(chosen) == count else None
         if before is not None:
@@ -255,7 +260,7 @@ def _one_line(text: str) -> str:
 
 
 def _newest_first(records: list[RunRecord]) -> list[RunRecord]:
-    return sorted(records, key=lambda r: (_started(r), r.run_id), reverse=True)
+    return sorted(records, key=run_order, reverse=True)
 
 
 def _may_be_newer(path: Path, floor: Optional[datetime]) -> bool:
