@@ -1,0 +1,137 @@
+"""S3, Google Cloud Storage and Azure Blob/ADLS as a create-only byte store, through obstore.
+
+obstore (arrow-rs ``object_store``) is the optional extra ``ubunye[stores]``, imported
+only when a store URL names an object store. Its ``put(mode="create")`` is a
+conditional PUT enforced by the server (S3 ``If-None-Match: *``, GCS
+``ifGenerationMatch=0``, Azure ``If-None-Match: *``), and a PUT is atomic: no partial
+object is ever visible. Credentials and endpoints come from each cloud's standard
+environment (``AWS_ENDPOINT_URL``, ``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY``,
+``AWS_REGION``, ``AWS_ALLOW_HTTP``; ``GOOGLE_SERVICE_ACCOUNT``, ``GOOGLE_CLOUD_STORAGE_URL``...;
+``AZURE_STORAGE_ACCOUNT_NAME``, ``AZURE_STORAGE_ACCOUNT_KEY``, ``AZURE_STORAGE_USE_EMULATOR``...).
+
+Failures: server errors (5xx), dropped connections and timeouts are retried by obstore
+with backoff, a bounded number of times. A retried create can meet its own earlier
+attempt (the first PUT landed, its answer was lost): the object is then read back and
+accepted only when it holds exactly the bytes being written; anything else there is
+:class:`AlreadyExists`. A 409 conflict is retried; an object shorter than its listed
+size is read again, then reported. Nothing here ever reports success for a write that
+did not land, or overwrites one that did.
+"""
+from __future__ import annotations
+
+import errno
+import os
+from datetime import timedelta
+from typing import Any
+
+from ubunye.lineage.store.blobs import AlreadyExists, BlobError, BlobInfo, BlobNotFound
+
+ATTEMPTS = 4  # our own attempts on a conflict or a truncated read (obstore retries 5xx itself)
+_RETRY = {"max_retries": 4, "retry_timeout": timedelta(seconds=30),
+          "backoff": {"init_backoff": timedelta(milliseconds=20), "max_backoff": timedelta(seconds=2),
+                      "base": 2.0}}
+
+
+def _obstore() -> Any:
+    try:
+        import obstore
+    except ImportError:
+        raise BlobError(errno.ENOSYS, "an object-store lineage folder needs the optional extra: "
+                                      "pip install 'ubunye[stores]' (obstore)") from None
+    return obstore
+
+
+def _config(url: str) -> dict[str, Any]:
+    """Settings the standard environment gives but obstore does not read on its own."""
+    scheme = url.partition(":")[0].lower()
+    if scheme in ("gs",) and os.environ.get("STORAGE_EMULATOR_HOST"):  # the google clients' emulator variable
+        host = os.environ["STORAGE_EMULATOR_HOST"]
+        return {"google_cloud_storage_url": host if "://" in host else f"http://{host}",
+                "google_skip_signature": "true"} if not os.environ.get("GOOGLE_CLOUD_STORAGE_URL") else {}
+    return {}
+
+
+class ObjectBlobs:
+    """Objects under one bucket (or container) and prefix."""
+
+    def __init__(self, url: str) -> None:
+        self.root = url.rstrip("/")
+        obs = _obstore()
+        try:
+            self._store = obs.store.from_url(self.root, retry_config=_RETRY,
+                                             client_options={"timeout": "60s", "connect_timeout": "10s"},
+                                             **_config(self.root))
+        except Exception as exc:  # noqa: BLE001 - obstore raises its own types for a bad URL or config
+            raise BlobError(errno.EINVAL, f"cannot open the object store: {_one_line(exc)}", self.root) from None
+        self._obs = obs
+
+    def __repr__(self) -> str:
+        return f"ObjectBlobs({self.root!r})"
+
+    def locate(self, key: str) -> str:
+        return f"{self.root}/{key}" if key else self.root
+
+    def put_new(self, key: str, data: bytes) -> None:
+        errors = self._obs.exceptions
+        last: Exception | None = None
+        for _ in range(ATTEMPTS):
+            try:
+                self._obs.put(self._store, key, data, mode="create", use_multipart=False)
+                return
+            except (errors.AlreadyExistsError, errors.PreconditionError):
+                if self._holds(key, data):  # our own earlier attempt landed; its answer was lost
+                    return
+                raise AlreadyExists(errno.EEXIST, "already stored (records are written once)",
+                                    self.locate(key)) from None
+            except errors.BaseError as exc:
+                if not _conflict(exc):
+                    raise BlobError(errno.EIO, _one_line(exc), self.locate(key)) from None
+                last = exc  # 409: another request on the key was in flight; try again
+        raise BlobError(errno.EIO, f"still conflicting after {ATTEMPTS} attempts: {_one_line(last)}",
+                        self.locate(key))
+
+    def _holds(self, key: str, data: bytes) -> bool:
+        try:
+            return self.get(key) == data
+        except BlobError:
+            return False
+
+    def get(self, key: str) -> bytes:
+        errors = self._obs.exceptions
+        problem = ""
+        for _ in range(ATTEMPTS):
+            try:
+                result = self._obs.get(self._store, key)
+                data = bytes(result.bytes())
+            except errors.NotFoundError:
+                raise BlobNotFound(errno.ENOENT, "no such record", self.locate(key)) from None
+            except errors.BaseError as exc:
+                problem = _one_line(exc)
+                if _conflict(exc) or "truncat" in problem.lower() or "body" in problem.lower():
+                    continue
+                raise BlobError(errno.EIO, problem, self.locate(key)) from None
+            size = result.meta.get("size")
+            if size is None or len(data) == size:
+                return data
+            problem = f"the object was cut short ({len(data)} of {size} bytes)"
+        raise BlobError(errno.EIO, problem, self.locate(key))
+
+    def listdir(self, prefix: str) -> tuple[list[BlobInfo], list[str]]:
+        try:
+            listed = self._obs.list_with_delimiter(self._store, prefix or None)
+        except self._obs.exceptions.BaseError as exc:
+            raise BlobError(errno.EIO, _one_line(exc), self.locate(prefix)) from None
+        files = [BlobInfo(str(o["path"]), int(o["size"]), o["last_modified"]) for o in listed["objects"]]
+        folders = [str(p).rstrip("/").rsplit("/", 1)[-1] for p in listed["common_prefixes"]]
+        return sorted(files, key=lambda b: b.key), sorted(folders)
+
+
+def _conflict(exc: BaseException) -> bool:
+    text = str(exc)
+    return "409" in text or "Conflict" in text
+
+
+def _one_line(exc: object) -> str:
+    from ubunye.lineage.masking import mask_text
+
+    return mask_text(" ".join(str(exc).split()))[:400]
