@@ -6,7 +6,7 @@ conditional PUT enforced by the server (S3 ``If-None-Match: *``, GCS
 ``ifGenerationMatch=0``, Azure ``If-None-Match: *``), and a PUT is atomic: no partial
 object is ever visible. Credentials and endpoints come from each cloud's standard
 environment (``AWS_ENDPOINT_URL``, ``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY``,
-``AWS_REGION``, ``AWS_ALLOW_HTTP``; ``GOOGLE_SERVICE_ACCOUNT``, ``GOOGLE_CLOUD_STORAGE_URL``...;
+``AWS_REGION``, ``AWS_ALLOW_HTTP``; ``GOOGLE_APPLICATION_CREDENTIALS``, ``GOOGLE_BASE_URL``, ``GOOGLE_SKIP_SIGNATURE``...;
 ``AZURE_STORAGE_ACCOUNT_NAME``, ``AZURE_STORAGE_ACCOUNT_KEY``, ``AZURE_STORAGE_USE_EMULATOR``...).
 
 Failures: server errors (5xx), dropped connections and timeouts are retried by obstore
@@ -42,13 +42,23 @@ def _obstore() -> Any:
 
 
 def _config(url: str) -> dict[str, Any]:
-    """Settings the standard environment gives but obstore does not read on its own."""
+    """Settings from the standard environment that obstore's URL constructor leaves unread."""
     scheme = url.partition(":")[0].lower()
-    if scheme in ("gs",) and os.environ.get("STORAGE_EMULATOR_HOST"):  # the google clients' emulator variable
-        host = os.environ["STORAGE_EMULATOR_HOST"]
-        return {"google_cloud_storage_url": host if "://" in host else f"http://{host}",
-                "google_skip_signature": "true"} if not os.environ.get("GOOGLE_CLOUD_STORAGE_URL") else {}
+    if scheme == "gs" and os.environ.get("GOOGLE_SKIP_SIGNATURE", "").lower() == "true":
+        return {"skip_signature": True}  # an emulator (fake-gcs-server): no token requests
     return {}
+
+
+def _client_options() -> dict[str, Any]:
+    """Timeouts, and plain HTTP when the environment allows it (a local test server): passing
+    client options replaces the ones obstore would read from the environment."""
+    options: dict[str, Any] = {"timeout": "60s", "connect_timeout": "10s"}
+    if any(os.environ.get(name, "").lower() == "true" for name in _ALLOW_HTTP):
+        options["allow_http"] = True
+    return options
+
+
+_ALLOW_HTTP = ("AWS_ALLOW_HTTP", "ALLOW_HTTP", "AZURE_ALLOW_HTTP", "GOOGLE_ALLOW_HTTP", "AZURE_STORAGE_USE_EMULATOR")
 
 
 class ObjectBlobs:
@@ -58,8 +68,7 @@ class ObjectBlobs:
         self.root = url.rstrip("/")
         obs = _obstore()
         try:
-            self._store = obs.store.from_url(self.root, retry_config=_RETRY,
-                                             client_options={"timeout": "60s", "connect_timeout": "10s"},
+            self._store = obs.store.from_url(self.root, retry_config=_RETRY, client_options=_client_options(),
                                              **_config(self.root))
         except Exception as exc:  # noqa: BLE001 - obstore raises its own types for a bad URL or config
             raise BlobError(errno.EINVAL, f"cannot open the object store: {_one_line(exc)}", self.root) from None
