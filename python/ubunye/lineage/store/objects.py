@@ -13,7 +13,8 @@ Failures: server errors (5xx), dropped connections and timeouts are retried by o
 with backoff, a bounded number of times. A retried create can meet its own earlier
 attempt (the first PUT landed, its answer was lost): the object is then read back and
 accepted only when it holds exactly the bytes being written; anything else there is
-:class:`AlreadyExists`. A 409 conflict is retried; an object shorter than its listed
+:class:`AlreadyExists`. A refusal (412, 409) while nothing is there is retried: a
+create-only PUT can never overwrite, so trying again is always safe; an object shorter than its listed
 size is read again, then reported. Nothing here ever reports success for a write that
 did not land, or overwrites one that did.
 """
@@ -87,23 +88,27 @@ class ObjectBlobs:
             try:
                 self._obs.put(self._store, key, data, mode="create", use_multipart=False)
                 return
-            except (errors.AlreadyExistsError, errors.PreconditionError):
-                if self._holds(key, data):  # our own earlier attempt landed; its answer was lost
+            except (errors.AlreadyExistsError, errors.PreconditionError) as exc:
+                there = self._there(key)
+                if there == data:  # our own earlier attempt landed; its answer was lost
                     return
-                raise AlreadyExists(errno.EEXIST, "already stored (records are written once)",
-                                    self.locate(key)) from None
+                if there is not None:
+                    raise AlreadyExists(errno.EEXIST, "already stored (records are written once)",
+                                        self.locate(key)) from None
+                last = exc  # refused, yet nothing is there (a 409 conflict in flight): try again
             except errors.BaseError as exc:
                 if not _conflict(exc):
                     raise BlobError(errno.EIO, _one_line(exc), self.locate(key)) from None
                 last = exc  # 409: another request on the key was in flight; try again
-        raise BlobError(errno.EIO, f"still conflicting after {ATTEMPTS} attempts: {_one_line(last)}",
+        raise BlobError(errno.EIO, f"refused {ATTEMPTS} times and still absent: {_one_line(last)}",
                         self.locate(key))
 
-    def _holds(self, key: str, data: bytes) -> bool:
+    def _there(self, key: str) -> bytes | None:
+        """What the object holds now, or None when it is absent."""
         try:
-            return self.get(key) == data
-        except BlobError:
-            return False
+            return self.get(key)
+        except BlobNotFound:
+            return None
 
     def get(self, key: str) -> bytes:
         errors = self._obs.exceptions
@@ -112,11 +117,11 @@ class ObjectBlobs:
             try:
                 result = self._obs.get(self._store, key)
                 data = bytes(result.bytes())
-            except errors.NotFoundError:
+            except (errors.NotFoundError, FileNotFoundError):  # obstore raises the builtin for a 404
                 raise BlobNotFound(errno.ENOENT, "no such record", self.locate(key)) from None
             except errors.BaseError as exc:
                 problem = _one_line(exc)
-                if _conflict(exc) or "truncat" in problem.lower() or "body" in problem.lower():
+                if _transient(exc):
                     continue
                 raise BlobError(errno.EIO, problem, self.locate(key)) from None
             size = result.meta.get("size")
@@ -126,13 +131,27 @@ class ObjectBlobs:
         raise BlobError(errno.EIO, problem, self.locate(key))
 
     def listdir(self, prefix: str) -> tuple[list[BlobInfo], list[str]]:
-        try:
-            listed = self._obs.list_with_delimiter(self._store, prefix or None)
-        except self._obs.exceptions.BaseError as exc:
-            raise BlobError(errno.EIO, _one_line(exc), self.locate(prefix)) from None
+        listed = None
+        problem = ""
+        for _ in range(ATTEMPTS):
+            try:
+                listed = self._obs.list_with_delimiter(self._store, prefix or None)
+                break
+            except self._obs.exceptions.BaseError as exc:
+                problem = _one_line(exc)
+                if not _transient(exc):
+                    break
+        if listed is None:
+            raise BlobError(errno.EIO, problem, self.locate(prefix))
         files = [BlobInfo(str(o["path"]), int(o["size"]), o["last_modified"]) for o in listed["objects"]]
         folders = [str(p).rstrip("/").rsplit("/", 1)[-1] for p in listed["common_prefixes"]]
         return sorted(files, key=lambda b: b.key), sorted(folders)
+
+
+def _transient(exc: BaseException) -> bool:
+    """A conflict or an answer cut short: asking again is safe."""
+    text = str(exc)
+    return _conflict(exc) or "body" in text.lower() or "truncat" in text.lower()
 
 
 def _conflict(exc: BaseException) -> bool:
@@ -143,4 +162,5 @@ def _conflict(exc: BaseException) -> bool:
 def _one_line(exc: object) -> str:
     from ubunye.lineage.masking import mask_text
 
-    return mask_text(" ".join(str(exc).split()))[:400]
+    text = str(exc).split("Debug source:")[0]  # obstore appends its Rust debug dump
+    return mask_text(" ".join(text.split()))[:400]
