@@ -65,6 +65,8 @@ _ALLOW_HTTP = ("AWS_ALLOW_HTTP", "ALLOW_HTTP", "AZURE_ALLOW_HTTP", "GOOGLE_ALLOW
 class ObjectBlobs:
     """Objects under one bucket (or container) and prefix."""
 
+    parallel_reads = 16  # the record store reads this many objects at once
+
     def __init__(self, url: str) -> None:
         self.root = url.rstrip("/")
         obs = _obstore()

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Optional, Union
@@ -198,11 +199,25 @@ class RecordStore:
               ) -> tuple[list[Listed], list[tuple[BlobInfo, UnreadableRecord]]]:
         readable: list[Listed] = []
         damaged: list[tuple[BlobInfo, UnreadableRecord]] = []
-        for info in self.run_objects(usecase, package, task):
+        objects = self.run_objects(usecase, package, task)
+
+        def load(info: BlobInfo) -> Union[RunRecord, UnreadableRecord]:
             try:
-                readable.append((self._load_listed(info, usecase, package, task), info))
+                return self._load_listed(info, usecase, package, task)
             except UnreadableRecord as exc:
-                damaged.append((info, exc))
+                return exc
+
+        threads = getattr(self.blobs, "parallel_reads", 1)
+        if threads > 1 and len(objects) > 1:  # an object store: one request per record, so many at once
+            with ThreadPoolExecutor(threads) as pool:
+                loaded = list(pool.map(load, objects))
+        else:
+            loaded = [load(info) for info in objects]
+        for info, got in zip(objects, loaded):
+            if isinstance(got, UnreadableRecord):
+                damaged.append((info, got))
+            else:
+                readable.append((got, info))
         return readable, damaged
 
     def list_runs(self, usecase: str, package: str, task: str) -> list[RunRecord]:
