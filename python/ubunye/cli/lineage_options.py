@@ -104,7 +104,7 @@ class TaskRef:
 
 def make_store(usecase_dir: Path, lineage_dir: Optional[str]) -> RecordStore:
     """The store the options name."""
-    return open_store(usecase_dir, lineage_dir)
+    return open_store(usecase_dir, lineage_dir, index=True)
 
 
 def resolve_task(store: RecordStore, usecase: Optional[str], package: Optional[str], task: Optional[str]) -> TaskRef:

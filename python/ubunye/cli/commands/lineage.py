@@ -50,12 +50,10 @@ def _task(usecase_dir: Path, lineage_dir: Optional[str], u: Optional[str], p: Op
 def list_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: bool,
                  usecase: Optional[str], package: Optional[str], task: Optional[str], limit: Optional[int]) -> None:
     """The task's runs, newest first."""
-    from ubunye.lineage.search import RunList, list_task_runs
+    from ubunye.lineage.search import list_task_runs
 
     ref = _task(usecase_dir, lineage_dir, usecase, package, task)
-    result = list_task_runs(ref.store, ref.usecase, ref.package, ref.task)
-    if limit is not None:
-        result = RunList(result.runs[:limit], result.filters)
+    result = list_task_runs(ref.store, ref.usecase, ref.package, ref.task, limit)
     if as_json:
         emit_json("list", result.to_dict())
     else:
@@ -163,12 +161,23 @@ def trace_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: bool, 
 @task_options
 @click.option("--status", default=None, help="Only runs with this status (success, error, ...).")
 @click.option("--since", default=None, help="Only runs started at or after this date (YYYY-MM-DD) or time.")
+@click.option("--data-hash", default=None, help="The runs that read or wrote data with this hash (sha256:...).")
 @lineage_errors
 def search_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: bool, usecase: Optional[str],
                    package: Optional[str], task: Optional[str], status: Optional[str],
-                   since: Optional[str]) -> None:
+                   since: Optional[str], data_hash: Optional[str]) -> None:
     """Runs across tasks, newest first."""
-    from ubunye.lineage.search import parse_since, search_runs
+    from ubunye.lineage.search import parse_since, runs_with_data_hash, search_runs
+
+    if data_hash is not None:
+        if status or since or usecase or package or task:
+            fail("--data-hash takes no other filter")
+        found = runs_with_data_hash(make_store(usecase_dir, lineage_dir), data_hash)
+        if as_json:
+            emit_json("search", found.to_dict())
+        else:
+            show_.run_list(found, with_task=True)
+        return
 
     if task is not None and (usecase is None or package is None):
         fail("-t needs -u and -p: a task is named by usecase/package/task")

@@ -20,16 +20,18 @@ runs asked for, :class:`LatestUnknown` names it instead of answering with older 
 from __future__ import annotations
 
 import json
+import sqlite3
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 from ubunye._names import validate_name
 from ubunye.lineage.errors import AmbiguousRunId, LineageError, RecordNotFound, RecordWriteError, UnreadableRecord
 from ubunye.lineage.record import RunRecord
 from ubunye.lineage.store.blobs import AlreadyExists, BlobError, BlobInfo, Blobs, Where, join, open_blobs
+from ubunye.lineage.store.index import RecordIndex, Stale, started_key
 
 SUFFIX = ".json"
 STARTED = "_started"
@@ -38,6 +40,7 @@ _OLDEST = datetime.min.replace(tzinfo=timezone.utc)
 # file-system clocks, a file server's clock): a damaged file written up to this long
 # before a run started may still be newer than it.
 CLOCK_SLACK = timedelta(seconds=2)
+CHECKED = 50  # index answers of up to this many runs are confirmed against their records
 
 
 class UnreadableRecordWarning(UserWarning):
@@ -76,9 +79,10 @@ Listed = tuple[RunRecord, BlobInfo]
 class RecordStore:
     """Run records under one lineage folder or URL ``root`` (or over a given backend)."""
 
-    def __init__(self, root: Union[str, Path, Blobs]) -> None:
+    def __init__(self, root: Union[str, Path, Blobs], *, index: bool = False) -> None:
         self.blobs: Blobs = open_blobs(root) if isinstance(root, (str, Path)) else root
         self.root: Where = self.blobs.root
+        self.index: Optional[RecordIndex] = RecordIndex(self) if index else None
 
     def __repr__(self) -> str:
         return f"RecordStore({str(self.root)!r})"
@@ -200,7 +204,15 @@ class RecordStore:
         readable: list[Listed] = []
         damaged: list[tuple[BlobInfo, UnreadableRecord]] = []
         objects = self.run_objects(usecase, package, task)
+        for info, got in zip(objects, self._load_many(objects, usecase, package, task)):
+            if isinstance(got, UnreadableRecord):
+                damaged.append((info, got))
+            else:
+                readable.append((got, info))
+        return readable, damaged
 
+    def _load_many(self, objects: list[BlobInfo], usecase: str, package: str, task: str
+                   ) -> list[Union[RunRecord, UnreadableRecord]]:
         def load(info: BlobInfo) -> Union[RunRecord, UnreadableRecord]:
             try:
                 return self._load_listed(info, usecase, package, task)
@@ -210,15 +222,8 @@ class RecordStore:
         threads = getattr(self.blobs, "parallel_reads", 1)
         if threads > 1 and len(objects) > 1:  # an object store: one request per record, so many at once
             with ThreadPoolExecutor(threads) as pool:
-                loaded = list(pool.map(load, objects))
-        else:
-            loaded = [load(info) for info in objects]
-        for info, got in zip(objects, loaded):
-            if isinstance(got, UnreadableRecord):
-                damaged.append((info, got))
-            else:
-                readable.append((got, info))
-        return readable, damaged
+                return list(pool.map(load, objects))
+        return [load(info) for info in objects]
 
     def list_runs(self, usecase: str, package: str, task: str) -> list[RunRecord]:
         """Every readable record of a task, newest first (:func:`run_order`).
@@ -241,6 +246,11 @@ class RecordStore:
         ``count``-th run, :class:`LatestUnknown` names it. Damaged objects clearly older
         are skipped with an :class:`UnreadableRecordWarning`.
         """
+        if self.index is not None:
+            try:
+                return self._latest_indexed(self.index, usecase, package, task, count, before)
+            except (Stale, sqlite3.Error, OSError):
+                pass  # the records themselves answer
         readable, damaged = self._scan(usecase, package, task)
         candidates = [(r, b) for r, b in readable if before is None or run_order(r) < run_order(before)]
         candidates.sort(key=lambda rb: run_order(rb[0]), reverse=True)
@@ -259,6 +269,70 @@ class RecordStore:
         for _, exc in damaged:
             warnings.warn(f"skipping {exc}", UnreadableRecordWarning, stacklevel=2)
         return [r for r, _ in chosen]
+
+    def _latest_indexed(self, index: RecordIndex, usecase: str, package: str, task: str, count: int,
+                        before: Optional[RunRecord]) -> list[RunRecord]:
+        """:meth:`latest_runs` from the index, every record it names loaded and checked."""
+        edge = (started_key(before), before.run_id) if before is not None else None
+        rows, damaged = index.newest(usecase, package, task, count, edge)
+        chosen = []
+        for run_id, key, started, _ in rows:
+            try:
+                record = self._load_listed(BlobInfo(key, 0, _OLDEST), usecase, package, task)
+            except UnreadableRecord:
+                raise Stale(key) from None
+            if record.run_id != run_id or started_key(record) != started:
+                raise Stale(key)
+            chosen.append(record)
+        floor = _started(chosen[-1]) if len(chosen) == count else None
+        what = (f"the run before run {before.run_id}" if before is not None else
+                "the latest run" if count == 1 else f"one of the {count} latest runs")
+        for key, _, _ in damaged:  # still damaged? (restored: the index is stale)
+            if self._readable(key, usecase, package, task):
+                raise Stale(key)
+        suspects = [(key, modified, f"is unreadable: {reason}") for key, modified, reason in damaged]
+        suspects += [(key, modified, f"has no start time (run {run_id})") for key, modified, run_id in
+                     index.unplaced_after(usecase, package, task, [r.run_id for r in chosen])]
+        for key, modified, why in suspects:
+            if _may_be_newer(BlobInfo(key, 0, datetime.fromtimestamp(modified, timezone.utc)), floor):
+                raise LatestUnknown(what, f"{usecase}/{package}/{task}", self.blobs.locate(key), why)
+        for key, _, reason in damaged:
+            warnings.warn(f"skipping unreadable run record {self.blobs.locate(key)}: {reason}",
+                          UnreadableRecordWarning, stacklevel=3)
+        return chosen
+
+    def _readable(self, key: str, usecase: str, package: str, task: str) -> bool:
+        try:
+            self._load_listed(BlobInfo(key, 0, _OLDEST), usecase, package, task)
+        except UnreadableRecord:
+            return False
+        return True
+
+    def summaries(self, tasks: list[tuple[str, str, str]], *, status: Optional[str] = None,
+                  since: Optional[datetime] = None, limit: Optional[int] = None) -> Optional[list[dict[str, Any]]]:
+        """Run summaries (``RunSummary.to_dict``) from the index, newest first; None without one.
+
+        Up to :data:`CHECKED` of them are confirmed against their records (else None: read the
+        records); damaged objects are skipped with a warning, as listing does."""
+        if self.index is None:
+            return None
+        try:
+            rows, damaged = self.index.summaries(tasks, status=status, since=since, limit=limit)
+            for key, _ in damaged:
+                u, p, t = key.split("/")[:3]
+                if self._readable(key, u, p, t):
+                    return None
+            if len(rows) <= CHECKED:
+                for row in rows:
+                    u, p, t = row["task_path"].split("/")
+                    if RunSummary_of(self.find(u, p, t, row["run_id"])) != row:
+                        return None
+        except (Stale, LineageError, sqlite3.Error, OSError, ValueError):
+            return None
+        for key, reason in damaged:
+            warnings.warn(f"skipping unreadable run record {self.blobs.locate(key)}: {reason}",
+                          UnreadableRecordWarning, stacklevel=3)
+        return rows
 
     def find(self, usecase: str, package: str, task: str, run_id_prefix: Optional[str] = None) -> RunRecord:
         """The record whose run id starts with ``run_id_prefix`` (None: the newest run).
@@ -301,6 +375,12 @@ class RecordStore:
 FileStore = RecordStore  # the name before backends; kept for callers and old scripts
 
 
+def RunSummary_of(record: RunRecord) -> dict[str, Any]:  # noqa: N802 - search imports this module
+    from ubunye.lineage.search import RunSummary
+
+    return RunSummary.of(record).to_dict()
+
+
 def _one_line(text: str) -> str:
     return " ".join(text.split())
 
@@ -322,7 +402,9 @@ def _is_record(info: BlobInfo) -> bool:
     return info.name.endswith(SUFFIX) and not info.name.startswith(".")
 
 
-def open_store(usecase_dir: Union[str, Path], lineage_dir: Union[str, Path, None] = None) -> RecordStore:
+def open_store(usecase_dir: Union[str, Path], lineage_dir: Union[str, Path, None] = None, *,
+               index: bool = False) -> RecordStore:
     """The store of a usecase folder; ``lineage_dir`` (a path or a URL) is relative to it unless
-    absolute or a URL. The usecase folder itself may be a URL."""
-    return RecordStore(join(usecase_dir, lineage_dir))
+    absolute or a URL. The usecase folder itself may be a URL. ``index``: answer ``latest``,
+    ``list`` and ``search`` through the SQLite index (:mod:`.index`)."""
+    return RecordStore(join(usecase_dir, lineage_dir), index=index)
