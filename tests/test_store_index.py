@@ -99,8 +99,11 @@ def test_a_new_record_is_seen_by_a_trusted_index(root: Path) -> None:
 def test_a_damaged_newest_record_is_never_passed_over(root: Path) -> None:
     store = RecordStore(root, index=True)
     store.latest_runs(*TASKS[0], 1)
+    age(root)
+    store.latest_runs(*TASKS[0], 1)  # the folder stamps now vouch for the index
     newest = root / "shop" / "orders" / "clean" / "run-4.json"
     newest.write_bytes(newest.read_bytes()[:30])  # in place: the folder's stamp does not change
+    age(root)
     with pytest.raises(LatestUnknown, match="run-4.json"):
         RecordStore(root, index=True).latest_runs(*TASKS[0], 1)
     late = root / "shop" / "orders" / "clean" / "run-8.json"
@@ -117,8 +120,11 @@ def test_a_damaged_old_record_is_skipped_with_a_warning_and_a_restored_one_read(
     with pytest.warns(UnreadableRecordWarning, match="run-0.json"):
         assert [r.run_id for r in RecordStore(root, index=True).latest_runs(*TASKS[0], 1)] == ["run-4"]
     age(root)
+    with pytest.warns(UnreadableRecordWarning, match="run-0.json"):  # the folder stamps now vouch
+        RecordStore(root, index=True).latest_runs(*TASKS[0], 1)
     old.write_bytes(good)  # restored in place
     os.utime(old, ((T0 - timedelta(hours=1)).timestamp(),) * 2)
+    age(root)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert [r.run_id for r in RecordStore(root, index=True).latest_runs(*TASKS[0], 9)] == [
