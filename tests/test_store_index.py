@@ -102,10 +102,12 @@ def test_a_damaged_newest_record_is_never_passed_over(root: Path) -> None:
     age(root)
     store.latest_runs(*TASKS[0], 1)  # the folder stamps now vouch for the index
     newest = root / "shop" / "orders" / "clean" / "run-4.json"
-    newest.write_bytes(newest.read_bytes()[:30])  # in place: the folder's stamp does not change
+    good = newest.read_bytes()
+    newest.write_bytes(good[:30])  # in place: the folder's stamp does not change
     age(root)
     with pytest.raises(LatestUnknown, match="run-4.json"):
         RecordStore(root, index=True).latest_runs(*TASKS[0], 1)
+    newest.write_bytes(good)
     late = root / "shop" / "orders" / "clean" / "run-8.json"
     late.write_text("{", encoding="utf-8")  # a new damaged file, written now
     with pytest.raises(LatestUnknown, match="run-8.json"):

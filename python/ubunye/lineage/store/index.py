@@ -59,6 +59,8 @@ CREATE TABLE IF NOT EXISTS runs (
     PRIMARY KEY (task, run_id));
 CREATE INDEX IF NOT EXISTS runs_order ON runs (task, started DESC, run_id DESC);
 CREATE INDEX IF NOT EXISTS runs_status ON runs (status, started DESC);
+CREATE INDEX IF NOT EXISTS runs_unplaced ON runs (task) WHERE has_start = 0;
+CREATE INDEX IF NOT EXISTS runs_damaged ON runs (task) WHERE damaged IS NOT NULL;
 CREATE TABLE IF NOT EXISTS hashes (data_hash TEXT NOT NULL, task TEXT NOT NULL, run_id TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS hashes_hash ON hashes (data_hash);
 CREATE INDEX IF NOT EXISTS hashes_run ON hashes (task, run_id);
@@ -203,7 +205,7 @@ class RecordIndex:
         self.refresh(usecase, package, task)
         key = self.store.task_key(usecase, package, task)
         db = self.db()
-        if db.execute("SELECT count(*) FROM runs WHERE task = ?", (key,)).fetchone()[0] < INDEX_FROM:
+        if not _at_least(db, "task = ?", (key,), INDEX_FROM):
             raise Stale(key)
         where, args = "task = ? AND damaged IS NULL", [key]
         if before is not None:
@@ -223,9 +225,10 @@ class RecordIndex:
         return [r for r in rows if r[2] not in skip]
 
     def summaries(self, tasks: Iterable[tuple[str, str, str]], *, status: Optional[str] = None,
-                  since: Optional[datetime] = None, limit: Optional[int] = None) -> tuple[list[dict[str, Any]],
-                                                                                         list[tuple[str, str]]]:
-        """Run summaries of these tasks, newest first, and their damaged objects (key, reason)."""
+                  since: Optional[datetime] = None, limit: Optional[int] = None
+                  ) -> tuple[list[tuple[dict[str, Any], str]], list[tuple[str, str]]]:
+        """Run summaries of these tasks (with their object keys), newest first, and their damaged
+        objects (key, reason)."""
         keys = []
         for u, p, t in tasks:
             self.refresh(u, p, t)
@@ -236,7 +239,7 @@ class RecordIndex:
         db.execute("CREATE TEMP TABLE IF NOT EXISTS wanted (task TEXT PRIMARY KEY)")
         db.execute("DELETE FROM wanted")
         db.executemany("INSERT OR IGNORE INTO wanted VALUES (?)", [(k,) for k in keys])
-        if db.execute("SELECT count(*) FROM runs WHERE task IN (SELECT task FROM wanted)").fetchone()[0] < INDEX_FROM:
+        if not _at_least(db, "task IN (SELECT task FROM wanted)", (), INDEX_FROM):
             raise Stale("few runs")
         where, args = ["damaged IS NULL", "task IN (SELECT task FROM wanted)"], []
         if status is not None:
@@ -245,15 +248,32 @@ class RecordIndex:
         if since is not None:
             where.append("has_start = 1 AND started >= ?")
             args.append(since.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f"))
-        sql = f"SELECT summary FROM runs WHERE {' AND '.join(where)} ORDER BY started DESC, run_id DESC"
+        sql = f"SELECT summary, key FROM runs WHERE {' AND '.join(where)} ORDER BY started DESC, run_id DESC"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
-        rows = [json.loads(r[0]) for r in db.execute(sql, args)]
+        rows = [(json.loads(r[0]), r[1]) for r in db.execute(sql, args)]
         damaged = db.execute("SELECT key, damaged FROM runs WHERE damaged IS NOT NULL AND "
                              "task IN (SELECT task FROM wanted) ORDER BY key").fetchall()
         return rows, damaged
+
+    def by_prefix(self, usecase: str, package: str, task: str, prefix: str) -> list[tuple[str, str]]:
+        """(run id, key) of the runs whose id is ``prefix`` or starts with it (at most 2)."""
+        self.refresh(usecase, package, task)
+        key = self.store.task_key(usecase, package, task)
+        db = self.db()
+        if not _at_least(db, "task = ?", (key,), INDEX_FROM):
+            raise Stale(key)
+        exact = db.execute("SELECT run_id, key FROM runs WHERE task = ? AND run_id = ?", (key, prefix)).fetchall()
+        return exact or db.execute("SELECT run_id, key FROM runs WHERE task = ? AND substr(run_id, 1, ?) = ? "
+                                   "AND run_id >= ? ORDER BY run_id LIMIT 2",
+                                   (key, len(prefix), prefix, prefix)).fetchall()
 
     def with_data_hash(self, data_hash: str) -> list[tuple[str, str]]:
         """(task key, run id) of every indexed run with a step of this data hash (refresh first)."""
         return self.db().execute("SELECT DISTINCT task, run_id FROM hashes WHERE data_hash = ?",
                                  (data_hash,)).fetchall()
+
+
+def _at_least(db: sqlite3.Connection, where: str, args: tuple[Any, ...], count: int) -> bool:
+    """Whether at least ``count`` runs match (without counting them all)."""
+    return db.execute(f"SELECT 1 FROM runs WHERE {where} LIMIT 1 OFFSET ?", (*args, count - 1)).fetchone() is not None

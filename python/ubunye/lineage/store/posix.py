@@ -94,6 +94,21 @@ class PosixBlobs:
         return files, folders
 
 
+    def holds_any(self, prefix: str, suffix: str, folder: str) -> bool:
+        """Whether ``prefix`` holds a ``*suffix`` file (not a dot file) or the sub-folder ``folder``,
+        reading only as far as the first one."""
+        try:
+            with os.scandir(self.locate(prefix)) as entries:
+                for entry in entries:
+                    if entry.name == folder and entry.is_dir():
+                        return True
+                    if entry.name.endswith(suffix) and not entry.name.startswith(".") and entry.is_file():
+                        return True
+        except (FileNotFoundError, NotADirectoryError):
+            return False
+        return False
+
+
 def _put_exclusive(path: Path, data: bytes) -> None:
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)

@@ -301,6 +301,25 @@ class RecordStore:
                           UnreadableRecordWarning, stacklevel=3)
         return chosen
 
+    def _find_indexed(self, index: RecordIndex, usecase: str, package: str, task: str,
+                      prefix: Optional[str]) -> Optional[RunRecord]:
+        """:meth:`find` through the index when it gives one checked answer (None: ask the records)."""
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", UnreadableRecordWarning)  # a damaged one: the records say it
+                if prefix is None:
+                    newest = self._latest_indexed(index, usecase, package, task, 1, None)
+                    return newest[0] if newest else None
+                if not prefix or "/" in prefix or "\\" in prefix:
+                    return None
+                matches = index.by_prefix(usecase, package, task, prefix)
+                if len(matches) != 1 or not (matches[0][0] == prefix or len(matches[0][0]) > len(prefix)):
+                    return None
+                record = self._load_listed(BlobInfo(matches[0][1], 0, _OLDEST), usecase, package, task)
+                return record if record.run_id == matches[0][0] else None
+        except (Stale, LatestUnknown, UnreadableRecordWarning, UnreadableRecord, sqlite3.Error, OSError):
+            return None
+
     def _readable(self, key: str, usecase: str, package: str, task: str) -> bool:
         try:
             self._load_listed(BlobInfo(key, 0, _OLDEST), usecase, package, task)
@@ -323,16 +342,16 @@ class RecordStore:
                 if self._readable(key, u, p, t):
                     return None
             if len(rows) <= CHECKED:
-                for row in rows:
-                    u, p, t = row["task_path"].split("/")
-                    if RunSummary_of(self.find(u, p, t, row["run_id"])) != row:
+                for row, key in rows:
+                    u, p, t = key.split("/")[:3]
+                    if RunSummary_of(self._load_listed(BlobInfo(key, 0, _OLDEST), u, p, t)) != row:
                         return None
         except (Stale, LineageError, sqlite3.Error, OSError, ValueError):
             return None
         for key, reason in damaged:
             warnings.warn(f"skipping unreadable run record {self.blobs.locate(key)}: {reason}",
                           UnreadableRecordWarning, stacklevel=3)
-        return rows
+        return [row for row, _ in rows]
 
     def find(self, usecase: str, package: str, task: str, run_id_prefix: Optional[str] = None) -> RunRecord:
         """The record whose run id starts with ``run_id_prefix`` (None: the newest run).
@@ -341,6 +360,10 @@ class RecordStore:
         """
         task_path = f"{usecase}/{package}/{task}"
         folder = self.task_dir(usecase, package, task)
+        if self.index is not None:
+            found = self._find_indexed(self.index, usecase, package, task, run_id_prefix)
+            if found is not None:
+                return found
         if run_id_prefix is None:
             runs = self.list_runs(usecase, package, task)
             if not runs:
@@ -363,10 +386,16 @@ class RecordStore:
         for usecase in self._folders(""):
             for package in self._folders(usecase):
                 for task in self._folders(f"{usecase}/{package}"):
-                    files, folders = self.blobs.listdir(f"{usecase}/{package}/{task}")
-                    if any(_is_record(b) for b in files) or STARTED in folders:
+                    if self._holds_records(f"{usecase}/{package}/{task}"):
                         found.append((usecase, package, task))
         return sorted(found)
+
+    def _holds_records(self, key: str) -> bool:
+        first = getattr(self.blobs, "holds_any", None)  # a local folder: stop at the first record
+        if first is not None:
+            return bool(first(key, SUFFIX, STARTED))
+        files, folders = self.blobs.listdir(key)
+        return any(_is_record(b) for b in files) or STARTED in folders
 
     def _folders(self, prefix: str) -> list[str]:
         return [name for name in self.blobs.listdir(prefix)[1] if not name.startswith((".", "_"))]
