@@ -344,7 +344,7 @@ class RecordStore:
             if len(rows) <= CHECKED:
                 for row, key in rows:
                     u, p, t = key.split("/")[:3]
-                    if RunSummary_of(self._load_listed(BlobInfo(key, 0, _OLDEST), u, p, t)) != row:
+                    if _summary_dict(self._load_listed(BlobInfo(key, 0, _OLDEST), u, p, t)) != row:
                         return None
         except (Stale, LineageError, sqlite3.Error, OSError, ValueError):
             return None
@@ -404,7 +404,7 @@ class RecordStore:
 FileStore = RecordStore  # the name before backends; kept for callers and old scripts
 
 
-def RunSummary_of(record: RunRecord) -> dict[str, Any]:  # noqa: N802 - search imports this module
+def _summary_dict(record: RunRecord) -> dict[str, Any]:  # (search imports this module: imported late)
     from ubunye.lineage.search import RunSummary
 
     return RunSummary.of(record).to_dict()
