@@ -146,21 +146,22 @@ class RecordIndex:
             return None
         return ":".join(map(str, times))
 
-    def refresh(self, usecase: str, package: str, task: str) -> None:
-        """Bring one task's rows up to date, reading only new or changed objects."""
+    def refresh(self, usecase: str, package: str, task: str, *, small: bool = True) -> None:
+        """Bring one task's rows up to date, reading only new or changed objects. ``small=False``:
+        a task with fewer than :data:`INDEX_FROM` runs is left out (:class:`Stale`): its records
+        answer, so reading them for the index too would only double the work."""
         key = self.store.task_key(usecase, package, task)
-        db = self.db()
         stamp = self._stamp(key)
-        known = db.execute("SELECT stamp FROM tasks WHERE task = ?", (key,)).fetchone()
-        if stamp is not None and known is not None and known[0] == stamp:
-            return
-        objects = self.store.run_objects(usecase, package, task)
+        if stamp is not None and (self._db is not None or self.path.exists()):
+            known = self.db().execute("SELECT stamp FROM tasks WHERE task = ?", (key,)).fetchone()
+            if known is not None and known[0] == stamp:
+                return
+        listed = {info.name[: -len(".json")]: info for info in self.store.run_objects(usecase, package, task)}
+        if not small and len(listed) < INDEX_FROM:
+            raise Stale(key)  # (before the database is made: a small store gets none)
+        db = self.db()
         rows = {r[0]: (r[1], r[2], r[3]) for r in db.execute(
             "SELECT run_id, key, size, modified FROM runs WHERE task = ?", (key,))}
-        listed = {}
-        for info in objects:
-            run_id = info.name[: -len(".json")]
-            listed[run_id] = info
         changed = [i for r, i in listed.items() if rows.get(r) != (i.key, i.size, _modified(i))]
         gone = [r for r in rows if r not in listed]
         loaded = self.store._load_many(changed, usecase, package, task)
@@ -202,7 +203,7 @@ class RecordIndex:
                                                                  list[tuple[str, float, str]]]:
         """The ``count`` newest readable runs (run id, key, started, has_start), ordered before
         ``before`` (started, run id) if given; and every damaged object (key, modified, reason)."""
-        self.refresh(usecase, package, task)
+        self.refresh(usecase, package, task, small=False)
         key = self.store.task_key(usecase, package, task)
         db = self.db()
         if not _at_least(db, "task = ?", (key,), INDEX_FROM):
@@ -229,9 +230,10 @@ class RecordIndex:
                   ) -> tuple[list[tuple[dict[str, Any], str]], list[tuple[str, str]]]:
         """Run summaries of these tasks (with their object keys), newest first, and their damaged
         objects (key, reason)."""
+        tasks = list(tasks)
         keys = []
         for u, p, t in tasks:
-            self.refresh(u, p, t)
+            self.refresh(u, p, t, small=len(tasks) > 1)  # one task: as for the newest runs
             keys.append(self.store.task_key(u, p, t))
         if not keys:
             return [], []
@@ -258,7 +260,7 @@ class RecordIndex:
 
     def by_prefix(self, usecase: str, package: str, task: str, prefix: str) -> list[tuple[str, str]]:
         """(run id, key) of the runs whose id is ``prefix`` or starts with it (at most 2)."""
-        self.refresh(usecase, package, task)
+        self.refresh(usecase, package, task, small=False)
         key = self.store.task_key(usecase, package, task)
         db = self.db()
         if not _at_least(db, "task = ?", (key,), INDEX_FROM):
