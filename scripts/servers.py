@@ -41,6 +41,21 @@ HOST = "127.0.0.1"
 AZ_ACCOUNT = "devstoreaccount1"
 AZ_KEY = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
 NAMES = ("moto", "azurite", "gcs")
+# moto's server, each request handled whole before the next: moto checks If-None-Match and then
+# stores without a lock, so under concurrent writers two creates of one key could both succeed
+# (seen once in 160 contested creates of the 8-process torture). Real S3 decides atomically.
+MOTO_ATOMIC = """
+import sys, threading
+from werkzeug.serving import run_simple
+from moto.server import MotoRequestHandler
+from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
+app = DomainDispatcherApplication(create_backend_app)
+lock = threading.Lock()
+def atomic(environ, start_response):
+    with lock:
+        return list(app(environ, start_response))
+run_simple(sys.argv[1], int(sys.argv[2]), atomic, threaded=True, request_handler=MotoRequestHandler)
+"""
 
 
 @dataclass
@@ -97,7 +112,7 @@ def _command(name: str, port: int, data: Path) -> tuple[list[str], dict[str, str
     if name == "moto":
         env = {"AWS_ENDPOINT_URL": endpoint, "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test",
                "AWS_REGION": "us-east-1", "AWS_ALLOW_HTTP": "true"}
-        return [sys.executable, "-m", "moto.server", "-H", HOST, "-p", str(port)], env, f"s3://{BUCKET}"
+        return [sys.executable, "-c", MOTO_ATOMIC, HOST, str(port)], env, f"s3://{BUCKET}"
     if name == "azurite":
         env = {"AZURE_STORAGE_USE_EMULATOR": "true", "AZURE_STORAGE_ACCOUNT_NAME": AZ_ACCOUNT,
                "AZURE_STORAGE_ACCOUNT_KEY": AZ_KEY, "AZURITE_BLOB_STORAGE_URL": endpoint,
