@@ -26,6 +26,7 @@ from datetime import timedelta
 from typing import Any
 
 from ubunye.lineage.store.blobs import AlreadyExists, BlobError, BlobInfo, BlobNotFound
+from ubunye.masking import mask
 
 ATTEMPTS = 4  # our own attempts on a conflict or a truncated read (obstore retries 5xx itself)
 _RETRY = {"max_retries": 4, "retry_timeout": timedelta(seconds=30),
@@ -162,7 +163,5 @@ def _conflict(exc: BaseException) -> bool:
 
 
 def _one_line(exc: object) -> str:
-    from ubunye.lineage.masking import mask_text
-
     text = str(exc).split("Debug source:")[0]  # obstore appends its Rust debug dump
-    return mask_text(" ".join(text.split()))[:400]
+    return mask(" ".join(text.split()))[:400]
