@@ -32,6 +32,7 @@ from ubunye.lineage.errors import AmbiguousRunId, LineageError, RecordNotFound, 
 from ubunye.lineage.record import RunRecord
 from ubunye.lineage.store.blobs import AlreadyExists, BlobError, BlobInfo, Blobs, Where, join, open_blobs
 from ubunye.lineage.store.index import RecordIndex, Stale, started_key
+from ubunye.userfiles import UserFileError, load_json
 
 SUFFIX = ".json"
 STARTED = "_started"
