@@ -29,7 +29,7 @@ def test_run_writes_the_same_complete_record(tmp_path: Path) -> None:
     people = pd.DataFrame({"id": [1, 2, 3], "age": [34, 17, 52]})
     with ubunye.lineage.run("shop/orders/clean", usecase_dir=tmp_path, task_dir=task_dir,
                             variables={"dt": "2024-01-02", "db_password": "hunter22"}) as run:
-        running = json.loads(open_store(tmp_path).path_for("shop", "orders", "clean", run.run_id).read_text())
+        running = json.loads(open_store(tmp_path).started_path_for("shop", "orders", "clean", run.run_id).read_text())
         run.input("people", people, location="s3://k:hunter22@bucket/people.csv", format="csv")
         adults = people[people.age >= 18]
         with run.timed("Transform:adults"):

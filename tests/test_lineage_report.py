@@ -88,7 +88,7 @@ def test_since_leaves_older_runs_out_but_keeps_the_verdict_of_the_first_shown(tm
     ingest = next(t for t in report.tasks if t["path"] == "u/p/ingest")
     assert [r["run_id"] for r in ingest["runs"]] == ["a2"]
     assert ingest["runs"][0]["vs_before"]["before"] == "a1"
-    assert build_report(two_task_store(tmp_path), since="2027-01-01").tasks == []
+    assert build_report(two_task_store(tmp_path / "again"), since="2027-01-01").tasks == []  # (records: once)
 
 
 def test_filters_by_task(tmp_path: Path) -> None:

@@ -52,7 +52,7 @@ def test_task_start_writes_a_running_record_with_evidence(tmp_path: Path) -> Non
     context = _context(tmp_path, task_dir=task_dir, backend="pandas", profile="PROD",
                        variables={"dt": "2024-01-02", "mode": "PROD", "db_password": "hunter22"})
     record = LineageRecorder().task_start(context=context, config={"MODEL": "etl", "VERSION": "0.1.0"})
-    path = open_store(tmp_path).path_for("shop", "orders", "clean", context.run_id)
+    path = open_store(tmp_path).started_path_for("shop", "orders", "clean", context.run_id)
     data = json.loads(path.read_text(encoding="utf-8"))
     assert data["status"] == "running" and data["record_version"] == 2
     assert data["task_path"] == "shop/orders/clean" and data["profile"] == "PROD"
@@ -200,9 +200,11 @@ def test_a_record_that_cannot_be_written_fails_nothing_but_is_reported(
     assert record.status == "success"
     assert recorder.failed and len(recorder.write_errors) == 2
     assert all(isinstance(e, RecordWriteError) for e in recorder.write_errors)
-    expected_path = str(tmp_path / "blocked" / "lineage" / "shop" / "orders" / "clean" / f"{context.run_id}.json")
+    folder = tmp_path / "blocked" / "lineage" / "shop" / "orders" / "clean"
     errors = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
-    assert len(errors) == 2 and all(expected_path in m and "Not a directory" in m for m in errors)
+    assert len(errors) == 2 and all("Not a directory" in m for m in errors)
+    assert str(folder / "_started" / f"{context.run_id}.json") in errors[0]  # the running record
+    assert str(folder / f"{context.run_id}.json") in errors[1]  # the final one
     assert recorder.last_path is None
 
 
@@ -211,6 +213,8 @@ def test_absolute_base_dir_is_used_as_is(tmp_path: Path) -> None:
     recorder = LineageRecorder(base_dir=elsewhere)
     context = _context(tmp_path / "usecase")
     recorder.task_start(context=context, config={})
+    assert recorder.last_path == elsewhere / "shop" / "orders" / "clean" / "_started" / f"{context.run_id}.json"
+    recorder.task_end(context=context, config={}, outputs=[], status="success", duration_sec=0.1)
     assert recorder.last_path == elsewhere / "shop" / "orders" / "clean" / f"{context.run_id}.json"
 
 

@@ -45,14 +45,36 @@ def test_lineage_dir_can_be_moved(tmp_path: Path) -> None:
     assert open_store(tmp_path / "uc", elsewhere).root == elsewhere
 
 
-def test_rewrite_replaces_the_running_record(tmp_path: Path) -> None:
+def test_the_running_record_and_the_final_one_are_two_objects_each_written_once(tmp_path: Path) -> None:
     store = FileStore(tmp_path)
     record = _record("r-1", "2026-01-01T00:00:00+00:00", status="running")
-    store.write(record)
+    started = store.write(record)
+    assert started == tmp_path / "shop" / "orders" / "clean" / "_started" / "r-1.json"
+    assert store.find("shop", "orders", "clean", "r-1").status == "running"  # no final record yet
     record.status = "success"
     path = store.write(record)
-    assert store.load(path).status == "success"
-    assert len(list(path.parent.iterdir())) == 1
+    assert path == tmp_path / "shop" / "orders" / "clean" / "r-1.json"  # the name old readers know
+    assert store.load(path).status == "success" and store.load(started).status == "running"
+    assert [r.status for r in store.list_runs("shop", "orders", "clean")] == ["success"]  # one run
+    assert sorted(p.name for p in path.parent.iterdir()) == ["_started", "r-1.json"]
+    before = path.read_bytes()
+    record.status = "error"
+    with pytest.raises(RecordWriteError, match="r-1.json: a record of this run is already stored"):
+        store.write(record)  # never replaced
+    assert path.read_bytes() == before
+
+
+def test_a_store_of_the_old_layout_still_reads(tmp_path: Path) -> None:
+    """Before backends, the running record was replaced in place by the final one."""
+    folder = tmp_path / "shop" / "orders" / "clean"
+    folder.mkdir(parents=True)
+    for run_id, status, hour in (("old-done", "success", 1), ("old-running", "running", 2)):
+        (folder / f"{run_id}.json").write_text(
+            _record(run_id, f"2026-01-01T0{hour}:00:00+00:00", status=status).to_json(), encoding="utf-8")
+    store = FileStore(tmp_path)
+    assert [(r.run_id, r.status) for r in store.list_runs("shop", "orders", "clean")] == [
+        ("old-running", "running"), ("old-done", "success")]
+    assert store.iter_tasks() == [("shop", "orders", "clean")]
 
 
 def test_listing_is_newest_first_by_started_at(tmp_path: Path) -> None:

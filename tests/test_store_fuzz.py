@@ -156,6 +156,7 @@ def _settle(store: FileStore) -> list[str]:
         for step in settled.steps:
             step.hash_seconds = 0.125
         store.path_for(*TASK, record.run_id).unlink()
+        Path(store.started_path_for(*TASK, record.run_id)).unlink(missing_ok=True)
         path = store.write(settled)
         stamp = int((start + timedelta(minutes=5)).timestamp()) * 1_000_000_000
         os.utime(path, ns=(stamp, stamp))

@@ -19,7 +19,7 @@ from ubunye._names import validate_name
 from ubunye.cli.render import fail, warn
 from ubunye.lineage.errors import LineageError
 from ubunye.lineage.record import RunRecord
-from ubunye.lineage.store import FileStore, open_store
+from ubunye.lineage.store import RecordStore, open_store
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -28,8 +28,9 @@ def store_options(func: F) -> F:
     """``-d/--usecase-dir``, ``--lineage-dir`` and ``--json``."""
     func = click.option("--json", "as_json", is_flag=True,
                         help="Print one JSON document (with schema_version) and nothing else.")(func)
-    func = click.option("--lineage-dir", type=click.Path(path_type=Path), default=None,
-                        help="The lineage folder (default .ubunye/lineage), relative to the usecase dir.")(func)
+    func = click.option("--lineage-dir", default=None,
+                        help="The lineage folder (default .ubunye/lineage), relative to the usecase dir, "
+                             "or a store URL (s3://, gs://, abfss://, az://, /Volumes/...).")(func)
     func = click.option("-d", "--usecase-dir", type=click.Path(path_type=Path), default=Path("."),
                         show_default=True, help="The usecase folder.")(func)
     return func
@@ -76,7 +77,7 @@ def _flush(caught: list[warnings.WarningMessage]) -> None:
 class TaskRef:
     """A resolved task: its names and its store."""
 
-    store: FileStore
+    store: RecordStore
     usecase: str
     package: str
     task: str
@@ -101,12 +102,12 @@ class TaskRef:
         return runs[0] if runs else self.find(None)  # none at all: find names the folder
 
 
-def make_store(usecase_dir: Path, lineage_dir: Optional[Path]) -> FileStore:
+def make_store(usecase_dir: Path, lineage_dir: Optional[str]) -> RecordStore:
     """The store the options name."""
-    return open_store(usecase_dir, lineage_dir)
+    return open_store(usecase_dir, lineage_dir, index=True)
 
 
-def resolve_task(store: FileStore, usecase: Optional[str], package: Optional[str], task: Optional[str]) -> TaskRef:
+def resolve_task(store: RecordStore, usecase: Optional[str], package: Optional[str], task: Optional[str]) -> TaskRef:
     """The task ``-u/-p/-t`` name; all three may be left out when the store holds one task."""
     if usecase and package and task:
         return TaskRef(store, usecase, package, task)

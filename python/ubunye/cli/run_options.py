@@ -34,7 +34,8 @@ def engine_options(func: F) -> F:
                      help="Force a Spark hash engine (spark-sql: the mapInArrow fallback, no plugin jar)."),
         click.option("--lineage", is_flag=True, help="Write a run record per task."),
         click.option("--lineage-dir", default=".ubunye/lineage", show_default=True,
-                     help="Where records go, relative to the usecase dir."),
+                     help="Where records go, relative to the usecase dir, or a store URL "
+                          "(s3://, gs://, abfss://, az://, /Volumes/...)."),
         click.option("--rehash-inputs", is_flag=True,
                      help="Hash every input, even one whose files an earlier record already proved."),
     ])

@@ -20,9 +20,10 @@ from ubunye.engine.result import TaskResult, task_frame
 from ubunye.engine.task import Task
 from ubunye.engine.taskcode import TaskCode
 from ubunye.engine.timings import Timings
+from ubunye.lineage.store.blobs import DEFAULT_STORE
 from ubunye.masking import Masker, active, masked_causes
 
-DEFAULT_LINEAGE_DIR = ".ubunye/lineage"
+DEFAULT_LINEAGE_DIR = DEFAULT_STORE  # the one default (ubunye.lineage.store)
 
 
 class TransformError(EngineError):

@@ -2,17 +2,20 @@
 
 After a record is written, every step of it that carries a storage signature
 (:mod:`ubunye.engine.snapshots`) and a rows-v1 data hash computed from its rows
-is published here: ``<lineage root>/.known/<sha256 of the location>.json`` lists
-the newest signatures seen at that location, each with the record that holds the
-hash. A later run that finds the same signature at the same location, with the
+is published here as one object per entry,
+``<store>/.known/<sha256 of the location>/<signature id>-<entry id>.json``, naming
+the record that holds the hash. A later run that finds the same signature at the same location, with the
 same schema hash, takes the hash from that record (``hash_pass: "reused"``,
 ``hash_reused_from: "<task_path>/<run_id>:<direction>:<name>"``) instead of
 scanning the data again.
 
 The index is only a pointer: a match is used only after the record it points to
 is loaded and its step says the same thing, so a deleted, moved or edited record
-is never trusted. Writes are atomic (a file renamed into place); two runs
-publishing for one location at once may drop one entry, which only costs a scan.
+is never trusted. Each entry is created only if absent through the store's backend
+(a local folder or an object store), so two runs publishing for one location at
+once both keep their entries: nothing is read, modified and written back.
+Stores written before this layout kept one file per location,
+``.known/<sha256 of the location>.json`` holding a list; those are still read.
 The folder starts with a dot, so the record store never lists it.
 """
 from __future__ import annotations
@@ -20,19 +23,16 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Callable, Optional
 
 from ubunye.lineage.record import RunRecord, Step
-from ubunye.lineage.store import FileStore
+from ubunye.lineage.store import AlreadyExists, BlobInfo, RecordStore
 
 log = logging.getLogger(__name__)
 
 KNOWN_DIR = ".known"
-KEEP = 16  # signatures kept per location, newest first
+KEEP = 16  # entries of a signature tried per location, newest first
 REUSED = "reused"
 
 
@@ -64,9 +64,9 @@ def publishable(step: Step) -> bool:
 class KnownHashes:
     """The ``.known`` index of a lineage store."""
 
-    def __init__(self, store: FileStore) -> None:
+    def __init__(self, store: RecordStore) -> None:
         self.store = store
-        self.folder = Path(store.root) / KNOWN_DIR
+        self.folder = store.blobs.locate(KNOWN_DIR)
 
     def publish(self, record: RunRecord, locations: dict[str, str]) -> None:
         """Add the record's signed steps. ``locations`` maps ``"<direction>:<name>"`` to
@@ -88,14 +88,14 @@ class KnownHashes:
             }
             try:
                 self._add(location_key(where), entry)
-            except OSError as exc:
+            except (OSError, ValueError) as exc:
                 log.warning("could not note the hash of %s in %s: %s", step.name, self.folder, exc)
 
     def find(self, location: str, signature: str, schema_hash: Callable[[], str]) -> Optional[KnownHash]:
         """The newest stored step that proved this signature at this location, with the
         schema hash ``schema_hash()`` gives (asked only when the signature is known)."""
         wanted: Optional[str] = None
-        for entry in self._entries(location_key(location)):
+        for entry in self._entries(location_key(location), signature):
             if entry.get("signature") != signature:
                 continue
             wanted = schema_hash() if wanted is None else wanted
@@ -108,36 +108,41 @@ class KnownHashes:
         return None
 
     # --- internals ---------------------------------------------------------
-    def _file(self, key: str) -> Path:
-        return self.folder / f"{key}.json"
-
-    def _entries(self, key: str) -> list[dict[str, Any]]:
+    def _entries(self, key: str, signature: str) -> list[dict[str, Any]]:
+        """The entries for ``signature`` at a location, newest first (this layout, then the old file)."""
+        blobs = self.store.blobs
+        wanted = _short(signature) + "-"
         try:
-            data = json.loads(self._file(key).read_text(encoding="utf-8"))
+            listed = [b for b in blobs.listdir(f"{KNOWN_DIR}/{key}")[0] if b.name.startswith(wanted)]
+        except OSError:
+            listed = []
+        found: list[dict[str, Any]] = []
+        for info in sorted(listed, key=lambda b: (b.modified, b.name), reverse=True)[:KEEP]:
+            entry = _read(blobs, info)
+            if entry is not None:
+                found.append(entry)
+        try:
+            old = json.loads(blobs.get(f"{KNOWN_DIR}/{key}.json").decode("utf-8"))
         except (OSError, ValueError):
-            return []
-        entries = data.get("entries") if isinstance(data, dict) else None
-        return [e for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
+            old = None
+        entries = old.get("entries") if isinstance(old, dict) else None
+        if isinstance(entries, list):
+            found.extend(e for e in entries if isinstance(e, dict))
+        return found
 
     def _add(self, key: str, entry: dict[str, Any]) -> None:
-        kept = [e for e in self._entries(key) if e.get("signature") != entry["signature"]]
-        data = {"entries": [entry, *kept][:KEEP]}
-        self.folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=self.folder)
+        ident = hashlib.sha256(json.dumps(entry, sort_keys=True).encode("utf-8")).hexdigest()[:32]
+        name = f"{KNOWN_DIR}/{key}/{_short(str(entry['signature']))}-{ident}.json"
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(data, f, indent=1)
-            os.replace(tmp, self._file(key))
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+            self.store.blobs.put_new(name, json.dumps(entry, indent=1).encode("utf-8"))
+        except AlreadyExists:
+            pass  # the very same entry is there already
 
     def _confirmed(self, entry: dict[str, Any]) -> Optional[Step]:
         """The step of the record the entry names, if it still says what the entry says."""
         try:
-            path = self.store.path_for(str(entry["usecase"]), str(entry["package"]), str(entry["task"]),
-                                       str(entry["run_id"]))
-            record = self.store.load(path)
+            record = self.store.find(str(entry["usecase"]), str(entry["package"]), str(entry["task"]),
+                                     str(entry["run_id"]))
         except Exception:  # noqa: BLE001 - a missing or unreadable record proves nothing
             return None
         for step in record.steps:
@@ -147,3 +152,16 @@ class KnownHashes:
                     and step.data_hash == entry.get("data_hash")):
                 return step
         return None
+
+
+def _short(signature: str) -> str:
+    """The part of an entry's name that says its signature (so a lookup reads only its own)."""
+    return hashlib.sha256(signature.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+def _read(blobs: Any, info: BlobInfo) -> Optional[dict[str, Any]]:
+    try:
+        data = json.loads(blobs.get(info.key).decode("utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None

@@ -33,7 +33,7 @@ from ubunye.masking import current
 from ubunye.lineage.record import SEAL_FIELD, RunRecord, Step
 from ubunye.lineage.steps import FingerprintFn, StepHasher, build_steps
 from ubunye._names import validate_name
-from ubunye.lineage.store import FileStore
+from ubunye.lineage.store import DEFAULT_STORE, RecordStore, join, open_store
 from ubunye.userfiles import UserFileError
 
 log = logging.getLogger("ubunye.lineage")
@@ -53,10 +53,11 @@ def new_run_id() -> str:
 
 
 class LineageRecorder:
-    """Writes one run record per task run to a :class:`FileStore`.
+    """Writes one run record per task run to a :class:`RecordStore`.
 
-    - ``store``: ``"filesystem"`` (the only kind) or a :class:`FileStore` to use as is.
-    - ``base_dir``: the lineage folder, relative to ``context.usecase_dir`` unless absolute.
+    - ``store``: ``"filesystem"`` (the only kind name) or a :class:`RecordStore` to use as is.
+    - ``base_dir``: the lineage folder or store URL (``s3://``, ``gs://``, ``abfss://``,
+      ``/Volumes/...``), relative to ``context.usecase_dir`` unless absolute or a URL.
     - ``hash_inputs``: hash inputs like outputs (False: inputs are listed, not hashed).
     - ``sample_fraction``: accepted so old configs load; ignored with a DeprecationWarning
       (rows-v1 always hashes every row).
@@ -64,14 +65,14 @@ class LineageRecorder:
 
     def __init__(
         self,
-        store: Union[str, FileStore] = "filesystem",
-        base_dir: Union[str, Path] = ".ubunye/lineage",
+        store: Union[str, RecordStore] = "filesystem",
+        base_dir: Union[str, Path] = DEFAULT_STORE,
         hash_inputs: bool = True,
         sample_fraction: Optional[float] = None,
         *,
         fingerprint: Optional[FingerprintFn] = None,
     ) -> None:
-        if not isinstance(store, FileStore) and store != "filesystem":
+        if not isinstance(store, RecordStore) and store != "filesystem":
             raise ValueError(f"unknown lineage store {store!r}: the only kind is 'filesystem'")
         if sample_fraction is not None:
             warnings.warn(
@@ -80,21 +81,24 @@ class LineageRecorder:
                 stacklevel=2,
             )
         self.store = store
-        self.base_dir = Path(base_dir)
+        self.base_dir = base_dir  # a str may be a URL: never through Path, which folds "//"
+        self._stores: dict[str, RecordStore] = {}
         self.hash_inputs = hash_inputs
         self.write_errors: list[RecordWriteError] = []
         self.last_record: Optional[RunRecord] = None
-        self.last_path: Optional[Path] = None
+        self.last_path: Optional[Any] = None  # a Path, or a URL on an object store
         self._fingerprint = fingerprint
         self._open: dict[str, RunRecord] = {}
 
     # --- where -------------------------------------------------------------
-    def store_for(self, context: RunContext) -> FileStore:
-        """The store that holds ``context``'s records."""
-        if isinstance(self.store, FileStore):
+    def store_for(self, context: RunContext) -> RecordStore:
+        """The store that holds ``context``'s records (opened once per usecase folder)."""
+        if isinstance(self.store, RecordStore):
             return self.store
-        root = self.base_dir if self.base_dir.is_absolute() else Path(context.usecase_dir) / self.base_dir
-        return FileStore(root)
+        key = str(context.usecase_dir)
+        if key not in self._stores:
+            self._stores[key] = open_store(context.usecase_dir, self.base_dir)
+        return self._stores[key]
 
     @property
     def failed(self) -> bool:
@@ -189,24 +193,24 @@ class LineageRecorder:
         record.time_zone = record.time_zone or context.time_zone or _spark_time_zone(context.spark)
 
     def _write(self, context: RunContext, record: RunRecord) -> RunRecord:
-        """Mask ``record`` as one document, write it; returns the masked record."""
+        """Mask ``record`` as one document, store it; returns the masked record (where it went:
+        :attr:`last_path`, a path or a URL on an object store)."""
         record = masked(record, context.variables)
         self.last_record = record
         try:
-            path = self.store_for(context).write(record)
+            store = self.store_for(context)
+            path = store.write(record)
         except RecordWriteError as exc:
             self._lost(exc)
             return record
-        except LineageError as exc:  # e.g. an invalid name: still never silent
-            where = self._guess_path(context, record)
-            self._lost(RecordWriteError(where, str(exc)))
+        except (LineageError, ValueError, OSError) as exc:  # an invalid name, an unknown URL: never silent
+            root = self.store.root if isinstance(self.store, RecordStore) else join(context.usecase_dir,
+                                                                                       self.base_dir)
+            where = f"{root}/{record.usecase}/{record.package}/{record.task_name}/{record.run_id}.json"
+            self._lost(RecordWriteError(where, str(exc)))  # type: ignore[arg-type]
             return record
         self.last_path = path
         return record
-
-    def _guess_path(self, context: RunContext, record: RunRecord) -> Path:
-        root = self.store_for(context).root
-        return root / record.usecase / record.package / record.task_name / f"{record.run_id}.json"
 
     def _lost(self, exc: RecordWriteError) -> None:
         self.write_errors.append(exc)

@@ -10,6 +10,7 @@ from datetime import datetime, timezone
 from typing import Any, Optional, Protocol, Sequence
 
 from ubunye.lineage.record import RunRecord, Step
+from ubunye.lineage.store import run_order  # the one order of runs
 
 
 class RunSource(Protocol):
@@ -88,15 +89,25 @@ def _started(record: RunRecord) -> Optional[datetime]:
 
 
 def _newest_first(records: list[RunRecord]) -> list[RunRecord]:
-    floor = datetime.min.replace(tzinfo=timezone.utc)
-    return sorted(records, key=lambda r: (_started(r) or floor, r.run_id), reverse=True)
+    return sorted(records, key=run_order, reverse=True)
 
 
-def list_task_runs(store: RunSource, usecase: str, package: str, task: str) -> RunList:
-    """The runs of one task, newest first (the store's order)."""
+def list_task_runs(store: RunSource, usecase: str, package: str, task: str,
+                   limit: Optional[int] = None) -> RunList:
+    """The runs of one task, newest first (the store's order); ``limit``: the newest that many."""
+    filters = {"usecase": usecase, "package": package, "task": task}
+    indexed = _indexed(store, [(usecase, package, task)], limit=limit)
+    if indexed is not None:
+        return RunList(indexed, filters)
     records = store.list_runs(usecase, package, task)
-    return RunList([RunSummary.of(r) for r in records],
-                   {"usecase": usecase, "package": package, "task": task})
+    return RunList([RunSummary.of(r) for r in records][:limit], filters)
+
+
+def _indexed(store: Any, tasks: list[tuple[str, str, str]], **query: Any) -> Optional[list[RunSummary]]:
+    """Summaries from the store's index when it has one (None: read the records)."""
+    summaries = getattr(store, "summaries", None)
+    rows = summaries(tasks, **query) if summaries is not None else None
+    return None if rows is None else [RunSummary(**row) for row in rows]
 
 
 def search_runs(
@@ -117,11 +128,16 @@ def search_runs(
         raise ValueError("a package (-p) needs its usecase (-u)")
     if task is not None and (usecase is None or package is None):
         raise ValueError("a task (-t) needs its usecase (-u) and package (-p)")
+    filters: dict[str, Any] = {"status": status, "since": since.isoformat() if since else None,
+                               "usecase": usecase, "package": package, "task": task}
+    tasks = [(u, p, t) for u, p, t in store.iter_tasks() if not (
+        (usecase is not None and u != usecase) or (package is not None and p != package)
+        or (task is not None and t != task))]
+    indexed = _indexed(store, tasks, status=status, since=since)
+    if indexed is not None:
+        return RunList(indexed, filters)
     selected: list[RunRecord] = []
-    for u, p, t in store.iter_tasks():
-        if (usecase is not None and u != usecase) or (package is not None and p != package) or (
-                task is not None and t != task):
-            continue
+    for u, p, t in tasks:
         for record in store.list_runs(u, p, t):
             if status is not None and record.status != status:
                 continue
@@ -130,6 +146,31 @@ def search_runs(
                 if started is None or started < since:
                     continue
             selected.append(record)
-    filters: dict[str, Any] = {"status": status, "since": since.isoformat() if since else None,
-                               "usecase": usecase, "package": package, "task": task}
     return RunList([RunSummary.of(r) for r in _newest_first(selected)], filters)
+
+
+def runs_with_data_hash(store: RunSource, data_hash: str) -> RunList:
+    """Runs that read or wrote data with this hash (``sha256:...``), newest first.
+
+    Through the store's index when it has one (each run it names is loaded and must hold the
+    hash), else by reading every record."""
+    filters: dict[str, Any] = {"data_hash": data_hash}
+    records: list[RunRecord] = []
+    index = getattr(store, "index", None)
+    found = None
+    if index is not None:
+        try:
+            for u, p, t in store.iter_tasks():
+                index.refresh(u, p, t)
+            found = [tuple(key.split("/")) + (run_id,) for key, run_id in index.with_data_hash(data_hash)]
+        except Exception:  # noqa: BLE001 - the index is a cache: the records answer instead
+            found = None
+    if found is not None:
+        for u, p, t, run_id in found:
+            record = store.find(u, p, t, run_id)  # type: ignore[attr-defined]
+            if any(s.data_hash == data_hash for s in record.steps):
+                records.append(record)
+    else:
+        for u, p, t in store.iter_tasks():
+            records.extend(r for r in store.list_runs(u, p, t) if any(s.data_hash == data_hash for s in r.steps))
+    return RunList([RunSummary.of(r) for r in _newest_first(records)], filters)

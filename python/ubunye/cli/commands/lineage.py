@@ -36,7 +36,7 @@ def lineage_group() -> None:
     """Inspect run records: list, show, compare, trace, search, verify, openlineage."""
 
 
-def _task(usecase_dir: Path, lineage_dir: Optional[Path], u: Optional[str], p: Optional[str],
+def _task(usecase_dir: Path, lineage_dir: Optional[str], u: Optional[str], p: Optional[str],
           t: Optional[str]) -> TaskRef:
     return resolve_task(make_store(usecase_dir, lineage_dir), u, p, t)
 
@@ -47,15 +47,13 @@ def _task(usecase_dir: Path, lineage_dir: Optional[Path], u: Optional[str], p: O
 @click.option("-n", "--n", "limit", type=click.IntRange(min=1), default=None,
               help="Only the N newest runs (default: all).")
 @lineage_errors
-def list_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool,
+def list_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: bool,
                  usecase: Optional[str], package: Optional[str], task: Optional[str], limit: Optional[int]) -> None:
     """The task's runs, newest first."""
-    from ubunye.lineage.search import RunList, list_task_runs
+    from ubunye.lineage.search import list_task_runs
 
     ref = _task(usecase_dir, lineage_dir, usecase, package, task)
-    result = list_task_runs(ref.store, ref.usecase, ref.package, ref.task)
-    if limit is not None:
-        result = RunList(result.runs[:limit], result.filters)
+    result = list_task_runs(ref.store, ref.usecase, ref.package, ref.task, limit)
     if as_json:
         emit_json("list", result.to_dict())
     else:
@@ -69,7 +67,7 @@ def list_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool,
 @click.option("--record", "record_path", type=click.Path(path_type=Path), default=None,
               help="A record file to show instead of a task's run.")
 @lineage_errors
-def show_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool, usecase: Optional[str],
+def show_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: bool, usecase: Optional[str],
                  package: Optional[str], task: Optional[str], run_id: Optional[str],
                  record_path: Optional[Path]) -> None:
     """One record (default: the latest) as JSON."""
@@ -126,7 +124,7 @@ def _pick(ref_args: tuple[Path, Optional[Path], Optional[str], Optional[str], Op
 @click.option("--record1", type=click.Path(path_type=Path), default=None, help="Run A as a record file.")
 @click.option("--record2", type=click.Path(path_type=Path), default=None, help="Run B as a record file.")
 @lineage_errors
-def compare_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool, usecase: Optional[str],
+def compare_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: bool, usecase: Optional[str],
                     package: Optional[str], task: Optional[str], run_id1: Optional[str], run_id2: Optional[str],
                     record1: Optional[Path], record2: Optional[Path]) -> None:
     """Compare two runs field by field; exit 0 only when all data is proven the same."""
@@ -146,7 +144,7 @@ def compare_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: boo
 @task_options
 @click.option("--run-id", default=None, help="Run id or unique prefix (default: the latest run).")
 @lineage_errors
-def trace_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool, usecase: Optional[str],
+def trace_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: bool, usecase: Optional[str],
                   package: Optional[str], task: Optional[str], run_id: Optional[str]) -> None:
     """One run as a story: inputs, transform, outputs, code, environment, timings, checks."""
     from ubunye.lineage.trace import trace_run
@@ -163,12 +161,23 @@ def trace_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool,
 @task_options
 @click.option("--status", default=None, help="Only runs with this status (success, error, ...).")
 @click.option("--since", default=None, help="Only runs started at or after this date (YYYY-MM-DD) or time.")
+@click.option("--data-hash", default=None, help="The runs that read or wrote data with this hash (sha256:...).")
 @lineage_errors
-def search_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool, usecase: Optional[str],
+def search_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: bool, usecase: Optional[str],
                    package: Optional[str], task: Optional[str], status: Optional[str],
-                   since: Optional[str]) -> None:
+                   since: Optional[str], data_hash: Optional[str]) -> None:
     """Runs across tasks, newest first."""
-    from ubunye.lineage.search import parse_since, search_runs
+    from ubunye.lineage.search import parse_since, runs_with_data_hash, search_runs
+
+    if data_hash is not None:
+        if status or since or usecase or package or task:
+            fail("--data-hash takes no other filter")
+        found = runs_with_data_hash(make_store(usecase_dir, lineage_dir), data_hash)
+        if as_json:
+            emit_json("search", found.to_dict())
+        else:
+            show_.run_list(found, with_task=True)
+        return
 
     if task is not None and (usecase is None or package is None):
         fail("-t needs -u and -p: a task is named by usecase/package/task")
@@ -193,7 +202,7 @@ def search_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool
               show_default=True, help="The `ubunye hash` engine to re-hash with (auto: spark for Spark runs "
               "when pyspark is installed, else pandas).")
 @lineage_errors
-def verify_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool, usecase: Optional[str],
+def verify_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: bool, usecase: Optional[str],
                    package: Optional[str], task: Optional[str], run_id: Optional[str],
                    record_path: Optional[Path], engine: str) -> None:
     """Re-hash the run's inputs and outputs where they are now; exit 0 only when all match."""
@@ -221,7 +230,7 @@ def verify_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool
 @click.option("--send", is_flag=True,
               help="POST the events (to UBUNYE_OPENLINEAGE_URL, else 0.8.0's OPENLINEAGE_URL); one must be set.")
 @lineage_errors
-def openlineage_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool, usecase: Optional[str],
+def openlineage_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: bool, usecase: Optional[str],
                         package: Optional[str], task: Optional[str], run_id: Optional[str],
                         namespace: Optional[str], send: bool) -> None:
     """Stored runs as OpenLineage run events, one JSON per line (POSTed if UBUNYE_OPENLINEAGE_URL is set)."""

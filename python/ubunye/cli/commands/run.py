@@ -233,7 +233,8 @@ def _run_each(usecase_dir: Path, usecase: str, package: str, names: Sequence[str
             failed = True
             break
         seconds = time.perf_counter() - started
-        lost = list(dict.fromkeys(" ".join(str(e).split()) for e in result.record_errors))  # once each
+        # once each: the start record and the final one failing for one reason are one problem
+        lost = list({getattr(e, "reason", str(e)): " ".join(str(e).split()) for e in result.record_errors}.values())
         if result.status == "success" and not lost:
             where = f", record {result.record_path}" if result.record_path else ""
             echo(f"ok   {task_path} ({seconds:.1f}s, run {result.run_id[:8]}{where})")

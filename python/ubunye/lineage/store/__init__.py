@@ -1,0 +1,43 @@
+"""Where run records live: a record store over a byte backend chosen by the store's URL.
+
+- :mod:`.blobs`: the byte interface (create-only put, get, list), the scheme table
+  :func:`open_blobs` and the one default folder :data:`DEFAULT_STORE`;
+- :mod:`.posix`: local folders and ``/Volumes`` mounts; :mod:`.objects`: S3, GCS and
+  Azure through obstore (the optional extra ``ubunye[stores]``);
+- :mod:`.records`: the record logic, written once above the backends.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ubunye._names import validate_name  # the one name check, shared with the engine (re-exported)
+from ubunye.lineage.store.blobs import (
+    DEFAULT_STORE,
+    AlreadyExists,
+    BlobError,
+    BlobInfo,
+    Blobs,
+    BlobNotFound,
+    is_url,
+    join,
+    open_blobs,
+)
+from ubunye.lineage.store.records import (
+    CLOCK_SLACK,
+    STARTED,
+    SUFFIX,
+    FileStore,
+    LatestUnknown,
+    RecordStore,
+    UnreadableRecordWarning,
+    open_store,
+    run_order,
+)
+
+DEFAULT_LINEAGE_DIR = Path(DEFAULT_STORE)
+
+__all__ = [
+    "AlreadyExists", "BlobError", "BlobInfo", "BlobNotFound", "Blobs", "CLOCK_SLACK", "DEFAULT_LINEAGE_DIR",
+    "DEFAULT_STORE", "FileStore", "LatestUnknown", "RecordStore", "STARTED", "SUFFIX", "UnreadableRecordWarning",
+    "is_url", "join", "open_blobs", "open_store", "run_order", "validate_name",
+]

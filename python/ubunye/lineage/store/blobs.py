@@ -1,0 +1,123 @@
+"""The byte interface under the record store, and the one table from a store URL to a backend.
+
+A backend knows three things: create an object only if it is absent (atomically: a
+reader sees all of it or nothing, and of two writers exactly one wins), read an
+object, and list one folder level. Everything about records is written once above
+it (:mod:`ubunye.lineage.store.records`). No backend ever renames or overwrites.
+
+URL forms (:func:`open_blobs`):
+
+- a path, or ``file:///path``: :class:`~ubunye.lineage.store.posix.PosixBlobs`
+  (temp file, fsync, ``link`` into place; ``EEXIST`` = already there);
+- ``/Volumes/<catalog>/<schema>/<volume>/...`` and ``dbfs:/Volumes/...`` where that
+  path is mounted (a Databricks cluster): PosixBlobs in volume mode (``O_CREAT|O_EXCL``,
+  no link, no rename: the FUSE mount supports neither reliably);
+- ``s3://bucket/prefix``, ``gs://bucket/prefix``, ``az://container/prefix``,
+  ``abfss://container@account.dfs.core.windows.net/prefix``: an object store through
+  obstore (the optional extra ``ubunye[stores]``), with a conditional create
+  (S3 ``If-None-Match: *``, GCS ``ifGenerationMatch=0``, Azure ``If-None-Match: *``).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Protocol, Union
+
+DEFAULT_STORE = ".ubunye/lineage"  # the one default lineage folder, relative to the usecase folder
+OBJECT_SCHEMES = ("s3", "s3a", "gs", "az", "azure", "abfs", "abfss")
+VOLUMES = "/Volumes/"
+Where = Union[Path, str]  # a local path, or a URL of an object
+
+
+class BlobError(OSError):
+    """A backend failed (a server error, a truncated object, a refused request): never a success."""
+
+
+class AlreadyExists(BlobError):
+    """A create-only write found the object there already."""
+
+
+class BlobNotFound(BlobError, FileNotFoundError):
+    """No object under that key."""
+
+
+@dataclass(frozen=True)
+class BlobInfo:
+    """One listed object: its key (relative to the store), size and last modification."""
+
+    key: str
+    size: int
+    modified: datetime
+
+    @property
+    def name(self) -> str:
+        return self.key.rsplit("/", 1)[-1]
+
+
+class Blobs(Protocol):
+    """What a backend implements. Keys are ``/``-separated and relative to :attr:`root`."""
+
+    root: Where
+
+    def put_new(self, key: str, data: bytes) -> None:
+        """Create ``key`` holding ``data`` if it is absent, atomically; raise :class:`AlreadyExists`."""
+
+    def get(self, key: str) -> bytes:
+        """The whole object; :class:`BlobNotFound` when absent, :class:`BlobError` when cut short."""
+
+    def listdir(self, prefix: str) -> tuple[list[BlobInfo], list[str]]:
+        """The objects directly under ``prefix`` (``""``: the root) and the names of its sub-folders."""
+
+    def locate(self, key: str) -> Where:
+        """Where ``key`` is, for messages and for local readers."""
+
+
+def is_url(text: Union[str, Path]) -> bool:
+    """True for a store URL (``scheme://`` or ``dbfs:/``); a Windows drive letter is not one."""
+    value = str(text)
+    scheme, sep, _ = value.partition(":")
+    return bool(sep) and len(scheme) > 1 and scheme.isalnum() and (value.startswith(f"{scheme}://")
+                                                                   or scheme == "dbfs")
+
+
+def scheme_of(text: Union[str, Path]) -> str:
+    return str(text).partition(":")[0].lower() if is_url(text) else ""
+
+
+def join(base: Union[str, Path], relative: Union[str, Path, None]) -> Where:
+    """``relative`` (a URL, an absolute path, or a path relative to ``base``) resolved against ``base``."""
+    folder: Union[str, Path] = DEFAULT_STORE if relative is None or str(relative) == "" else relative
+    if is_url(folder) or Path(folder).is_absolute():
+        return folder if is_url(folder) else Path(folder)
+    if is_url(base):
+        return str(base).rstrip("/") + "/" + str(folder).replace(os.sep, "/").strip("/")
+    return Path(base) / folder
+
+
+def open_blobs(where: Union[str, Path]) -> Blobs:
+    """The backend for a store location: the one scheme table. Unknown schemes name the known ones."""
+    scheme = scheme_of(where)
+    text = str(where)
+    if scheme in ("", "file"):
+        from ubunye.lineage.store.posix import PosixBlobs
+
+        path = Path(text[len("file://"):]) if scheme == "file" else Path(where)
+        return PosixBlobs(path, volume=str(path).startswith(VOLUMES))
+    if scheme == "dbfs":
+        local = text[len("dbfs:"):]
+        if not local.startswith(VOLUMES):
+            raise ValueError(f"lineage store {text!r}: only dbfs:/Volumes/... is supported (Unity Catalog volumes)")
+        if not Path(local).is_dir():
+            raise ValueError(f"lineage store {text!r}: {local} is not mounted here (run on a Databricks cluster, "
+                             "or give the volume's cloud URL: s3://, abfss://, gs://)")
+        from ubunye.lineage.store.posix import PosixBlobs
+
+        return PosixBlobs(Path(local), volume=True)
+    if scheme in OBJECT_SCHEMES:
+        from ubunye.lineage.store.objects import ObjectBlobs
+
+        return ObjectBlobs(text)
+    known = ", ".join(["a path", "file://", *(f"{s}://" for s in OBJECT_SCHEMES), "dbfs:/Volumes"])
+    raise ValueError(f"lineage store {text!r}: unknown scheme {scheme!r} (known: {known})")

@@ -1,0 +1,137 @@
+"""Local folders (and Unity Catalog volumes mounted at ``/Volumes``) as a create-only byte store.
+
+``put_new`` writes a temporary file in the target folder, flushes and syncs it, then
+``link``\\ s it to the final name: the link either creates the whole file or fails with
+``EEXIST``, so a reader never sees half an object and of two writers exactly one wins.
+Where ``link`` is not supported (FUSE mounts such as ``/Volumes``: "Function not
+implemented"), and always in volume mode, the file is created with ``O_CREAT|O_EXCL``
+(exclusive, but a reader may see it while it is being written: the record store
+treats such a file as damaged and never passes over it).
+"""
+from __future__ import annotations
+
+import errno
+import os
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ubunye.lineage.store.blobs import AlreadyExists, BlobInfo, BlobNotFound
+
+TEMP_SUFFIX = ".tmp"
+_NO_LINK = {errno.EPERM, errno.ENOSYS, errno.EXDEV, errno.EMLINK, getattr(errno, "ENOTSUP", errno.EPERM),
+            getattr(errno, "EOPNOTSUPP", errno.EPERM)}
+
+
+class PosixBlobs:
+    """Objects as files under ``root``; ``volume=True`` never links or renames."""
+
+    def __init__(self, root: Path, *, volume: bool = False) -> None:
+        self.root = Path(root)
+        self.volume = volume
+
+    def __repr__(self) -> str:
+        return f"PosixBlobs({str(self.root)!r}{', volume=True' if self.volume else ''})"
+
+    def locate(self, key: str) -> Path:
+        return self.root / key if key else self.root
+
+    def put_new(self, key: str, data: bytes) -> None:
+        path = self.locate(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if self.volume or not self._put_linked(path, data):
+            _put_exclusive(path, data)
+        _sync_folder(path.parent)
+
+    def _put_linked(self, path: Path, data: bytes) -> bool:
+        """Write a synced temp file and link it into place; False when links are not supported."""
+        fd, temp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=TEMP_SUFFIX, dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                if hasattr(os, "fchmod"):
+                    os.fchmod(handle.fileno(), 0o644)  # mkstemp makes 0600; records are shared
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            try:
+                os.link(temp, path)
+            except FileExistsError:
+                raise AlreadyExists(errno.EEXIST, "already stored (records are written once)", str(path)) from None
+            except OSError as exc:
+                if exc.errno in _NO_LINK:
+                    return False
+                raise
+            return True
+        finally:
+            try:
+                os.unlink(temp)
+            except OSError:
+                pass
+
+    def get(self, key: str) -> bytes:
+        path = self.locate(key)
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            raise BlobNotFound(errno.ENOENT, "no such record", str(path)) from None
+
+    def listdir(self, prefix: str) -> tuple[list[BlobInfo], list[str]]:
+        folder = self.locate(prefix)
+        files: list[BlobInfo] = []
+        folders: list[str] = []
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except (FileNotFoundError, NotADirectoryError):
+            return files, folders
+        base = f"{prefix}/" if prefix else ""
+        for entry in entries:
+            if entry.is_dir():
+                folders.append(entry.name)
+            elif entry.is_file():
+                st = entry.stat()
+                files.append(BlobInfo(base + entry.name, st.st_size,
+                                      datetime.fromtimestamp(st.st_mtime_ns / 1e9, timezone.utc)))
+        return files, folders
+
+
+    def holds_any(self, prefix: str, suffix: str, folder: str) -> bool:
+        """Whether ``prefix`` holds a ``*suffix`` file (not a dot file) or the sub-folder ``folder``,
+        reading only as far as the first one."""
+        try:
+            with os.scandir(self.locate(prefix)) as entries:
+                for entry in entries:
+                    if entry.name == folder and entry.is_dir():
+                        return True
+                    if entry.name.endswith(suffix) and not entry.name.startswith(".") and entry.is_file():
+                        return True
+        except (FileNotFoundError, NotADirectoryError):
+            return False
+        return False
+
+
+def _put_exclusive(path: Path, data: bytes) -> None:
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        raise AlreadyExists(errno.EEXIST, "already stored (records are written once)", str(path)) from None
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        try:
+            os.fsync(handle.fileno())
+        except OSError:  # some FUSE mounts refuse fsync; the close still flushes
+            pass
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make the new name durable where the platform allows it (best effort)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

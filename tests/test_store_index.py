@@ -1,0 +1,158 @@
+"""The SQLite index beside the records: the same answers as the records, kept up to date,
+rebuilt when damaged, and never passing over a damaged newest record.
+
+``INDEX_FROM`` (below it the records answer) is lowered to 1 so a few records go through it.
+"""
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ubunye.cli.app import cli
+from ubunye.lineage.record import RunRecord, Step
+from ubunye.lineage.search import list_task_runs, runs_with_data_hash, search_runs
+from ubunye.lineage.store import LatestUnknown, RecordStore, UnreadableRecordWarning
+from ubunye.lineage.store import index as index_module
+
+T0 = datetime(2026, 3, 1, 8, 0, tzinfo=timezone.utc)
+TASKS = [("shop", "orders", "clean"), ("shop", "orders", "load")]
+
+
+@pytest.fixture(autouse=True)
+def index_everything(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(index_module, "INDEX_FROM", 1)
+
+
+def write(root: Path, task: tuple[str, str, str], run_id: str, hour: int, status: str = "success",
+          data: str = "sha256:same") -> None:
+    start = T0 + timedelta(hours=hour)
+    step = Step("out", "output", "parquet", "/lake/out", 3, "sha256:schema", data, "rows-v1")
+    RecordStore(root).write(RunRecord(run_id=run_id, task_path="/".join(task), usecase=task[0], package=task[1],
+                                      task_name=task[2], started_at=start.isoformat(), status=status, outputs=[step]))
+
+
+def age(root: Path) -> None:
+    """Every folder's modification time an hour ago, so the index's folder stamps vouch."""
+    past = (T0 - timedelta(hours=1)).timestamp()
+    for folder, dirs, _ in os.walk(root):
+        os.utime(folder, (past, past))
+
+
+@pytest.fixture()
+def root(tmp_path: Path) -> Path:
+    for i, status in enumerate(["success", "error", "success", "error", "success"]):
+        write(tmp_path, TASKS[i % 2], f"run-{i}", i, status, data=f"sha256:{i % 3}")
+    return tmp_path
+
+
+def answers(store: RecordStore) -> tuple[object, ...]:
+    return (
+        [r.run_id for r in store.latest_runs(*TASKS[0], 2)],
+        [r.run_id for r in store.latest_runs(*TASKS[0], 1, before=store.find(*TASKS[0], "run-4"))],
+        list_task_runs(store, *TASKS[0], limit=2).to_dict(),
+        search_runs(store, status="error").to_dict(),
+        search_runs(store, since=T0 + timedelta(hours=2)).to_dict(),
+        runs_with_data_hash(store, "sha256:1").to_dict(),
+    )
+
+
+def test_the_index_gives_the_records_answers(root: Path) -> None:
+    truth = answers(RecordStore(root))
+    indexed = RecordStore(root, index=True)
+    assert answers(indexed) == truth
+    assert (root / ".index" / "records.sqlite3").is_file()
+    assert truth[0] == ["run-4", "run-2"] and [r["run_id"] for r in truth[3]["runs"]] == ["run-3", "run-1"]
+    assert [r["run_id"] for r in truth[5]["runs"]] == ["run-4", "run-1"]
+    assert RecordStore(root).iter_tasks() == sorted(TASKS)  # the .index folder is never a task
+
+
+def test_answers_come_from_the_index_not_from_reading_every_record(root: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    truth = answers(RecordStore(root))
+    RecordStore(root, index=True).latest_runs(*TASKS[0], 1)  # built
+    age(root)
+    RecordStore(root, index=True).latest_runs(*TASKS[0], 1)  # stamps stored
+
+    def no_scan(*_: object) -> None:
+        raise AssertionError("every record read")
+
+    monkeypatch.setattr(RecordStore, "_scan", no_scan)
+    monkeypatch.setattr(RecordStore, "list_runs", no_scan)
+    assert answers(RecordStore(root, index=True)) == truth
+
+
+def test_a_new_record_is_seen_by_a_trusted_index(root: Path) -> None:
+    store = RecordStore(root, index=True)
+    age(root)
+    assert [r.run_id for r in store.latest_runs(*TASKS[0], 1)] == ["run-4"]  # indexed, stamps stored
+    write(root, TASKS[0], "run-9", 9)  # the folder changes
+    assert [r.run_id for r in RecordStore(root, index=True).latest_runs(*TASKS[0], 1)] == ["run-9"]
+    assert answers(RecordStore(root, index=True)) == answers(RecordStore(root))
+
+
+def test_a_damaged_newest_record_is_never_passed_over(root: Path) -> None:
+    store = RecordStore(root, index=True)
+    store.latest_runs(*TASKS[0], 1)
+    age(root)
+    store.latest_runs(*TASKS[0], 1)  # the folder stamps now vouch for the index
+    newest = root / "shop" / "orders" / "clean" / "run-4.json"
+    good = newest.read_bytes()
+    newest.write_bytes(good[:30])  # in place: the folder's stamp does not change
+    age(root)
+    with pytest.raises(LatestUnknown, match="run-4.json"):
+        RecordStore(root, index=True).latest_runs(*TASKS[0], 1)
+    newest.write_bytes(good)
+    late = root / "shop" / "orders" / "clean" / "run-8.json"
+    late.write_text("{", encoding="utf-8")  # a new damaged file, written now
+    with pytest.raises(LatestUnknown, match="run-8.json"):
+        RecordStore(root, index=True).latest_runs(*TASKS[0], 1)
+
+
+def test_a_damaged_old_record_is_skipped_with_a_warning_and_a_restored_one_read(root: Path) -> None:
+    old = root / "shop" / "orders" / "clean" / "run-0.json"
+    good = old.read_bytes()
+    old.write_bytes(good[:30])
+    os.utime(old, ((T0 - timedelta(hours=1)).timestamp(),) * 2)
+    with pytest.warns(UnreadableRecordWarning, match="run-0.json"):
+        assert [r.run_id for r in RecordStore(root, index=True).latest_runs(*TASKS[0], 1)] == ["run-4"]
+    age(root)
+    with pytest.warns(UnreadableRecordWarning, match="run-0.json"):  # the folder stamps now vouch
+        RecordStore(root, index=True).latest_runs(*TASKS[0], 1)
+    old.write_bytes(good)  # restored in place
+    os.utime(old, ((T0 - timedelta(hours=1)).timestamp(),) * 2)
+    age(root)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert [r.run_id for r in RecordStore(root, index=True).latest_runs(*TASKS[0], 9)] == [
+            "run-4", "run-2", "run-0"]
+
+
+def test_a_damaged_index_is_rebuilt(root: Path) -> None:
+    truth = answers(RecordStore(root))
+    RecordStore(root, index=True).latest_runs(*TASKS[0], 1)
+    db = root / ".index" / "records.sqlite3"
+    for suffix in ("-wal", "-shm"):
+        Path(f"{db}{suffix}").unlink(missing_ok=True)
+    db.write_bytes(b"this is not a database" * 100)
+    assert answers(RecordStore(root, index=True)) == truth
+
+
+def test_a_reader_never_creates_the_store(tmp_path: Path) -> None:
+    store = RecordStore(tmp_path / "nothing-here", index=True)
+    assert list_task_runs(store, *TASKS[0]).runs == [] and not (tmp_path / "nothing-here").exists()
+
+
+def test_cli_search_by_data_hash(root: Path) -> None:
+    result = CliRunner().invoke(cli, ["lineage", "search", "-d", str(root), "--lineage-dir", str(root),
+                                      "--data-hash", "sha256:1", "--json"])
+    assert result.exit_code == 0, result.output
+    assert [r["run_id"] for r in json.loads(result.stdout)["runs"]] == ["run-4", "run-1"]
+    listed = CliRunner().invoke(cli, ["lineage", "list", "-d", str(root), "--lineage-dir", str(root),
+                                      "-u", "shop", "-p", "orders", "-t", "clean", "-n", "2", "--json"])
+    assert [r["run_id"] for r in json.loads(listed.stdout)["runs"]] == ["run-4", "run-2"]
