@@ -127,3 +127,75 @@ def test_lying_record_quarantine_of_a_non_deterministic_column_partitions_the_ro
     assert (equation[0]["rows"], equation[0]["clean_rows"], equation[0]["quarantined_rows"]) == (
         ROWS, len(clean), len(rejected))
     assert_verified(task, result.run_id)
+
+
+# --- the hash is of the files written, whatever the session makes the writer store --------------
+
+WRITE = """
+MODEL: etl
+VERSION: "1"
+ENGINE:
+  spark_conf: SETTINGS
+CONFIG:
+  inputs:
+    people: {format: parquet, path: "{{ task_dir }}/../../../data/people.parquet"}
+  outputs:
+    events: {format: parquet, path: "{{ task_dir }}/../../../out/events"}
+"""
+
+WHEN_CODE = """
+from pyspark.sql import functions as F
+
+from ubunye import Task
+
+
+class Probe(Task):
+    def transform(self, sources):
+        people = sources["people"]
+        return {"events": people.withColumn("at", F.timestamp_micros(F.lit(START) + people["id"] * 1000001))
+                                .withColumn("day", F.to_date("at"))}
+"""
+
+READ = """
+MODEL: etl
+VERSION: "1"
+CONFIG:
+  inputs:
+    events: {format: parquet, path: "{{ task_dir }}/../../../out/events"}
+  outputs:
+    copy: {format: parquet, path: "{{ task_dir }}/../../../out/copy"}
+"""
+
+# (the session's settings, the first instant written in microseconds since 1970)
+STORED = {
+    "millis": ({"spark.sql.parquet.outputTimestampType": "TIMESTAMP_MILLIS"}, 1_700_000_000_123_456),
+    "int96-legacy": ({"spark.sql.parquet.outputTimestampType": "INT96",
+                      "spark.sql.parquet.int96RebaseModeInWrite": "LEGACY"}, -14_831_769_600_000_000),
+    "rebase-legacy": ({"spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
+                       "spark.sql.parquet.datetimeRebaseModeInWrite": "LEGACY"}, -14_831_769_600_000_000),
+}
+
+
+@pytest.mark.parametrize("case", sorted(STORED))
+def test_lying_record_an_output_hash_is_of_the_files_and_the_next_task_reuses_only_that(
+        spark: Any, tmp_path: Path, case: str) -> None:
+    from ubunye.spark import fingerprint_spark
+
+    settings, start = STORED[case]
+    task = make_task(tmp_path, WRITE.replace("SETTINGS", json.dumps(settings)),
+                     WHEN_CODE.replace("START", str(start)), name="write")
+    result = run_task(task, backend="spark", spark=spark, lineage=True, reuse_hashes=False)
+    assert result.ok, result.reason()
+    (events,) = record_of(task, result.run_id)["outputs"]
+    files = fingerprint_spark(spark.read.parquet(str(tmp_path / "out/events")))
+    assert (events["data_hash"], events["row_count"]) == (files.data_hash, ROWS)
+    assert events["hash_pass"] == "second-pass"  # the frame's same-pass hash was refused
+    assert_verified(task, result.run_id)
+
+    reader = make_task(tmp_path, READ, COLUMN_CODE.replace('people = sources["people"].repartition(3)', "")
+                       .replace('{"clean": people.withColumn("r", EXPR)}', '{"copy": sources["events"]}'), name="read")
+    again = run_task(reader, backend="spark", spark=spark, lineage=True)
+    assert again.ok, again.reason()
+    (read,) = record_of(reader, again.run_id)["inputs"]
+    assert read["hash_pass"] == "reused" and read["data_hash"] == files.data_hash
+    assert_verified(reader, again.run_id)
