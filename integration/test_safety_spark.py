@@ -199,3 +199,60 @@ def test_lying_record_an_output_hash_is_of_the_files_and_the_next_task_reuses_on
     (read,) = record_of(reader, again.run_id)["inputs"]
     assert read["hash_pass"] == "reused" and read["data_hash"] == files.data_hash
     assert_verified(reader, again.run_id)
+
+
+# --- a Delta data file rewritten in place is never taken for the one hashed before --------------
+
+DELTA_READ = """
+MODEL: etl
+VERSION: "1"
+CONFIG:
+  inputs:
+    table: {format: delta, path: "{{ task_dir }}/../../../data/table"}
+  outputs:
+    copy: {format: parquet, path: "{{ task_dir }}/../../../out/copy"}
+"""
+
+COPY_CODE = """
+from ubunye import Task
+
+
+class Probe(Task):
+    def transform(self, sources):
+        return {"copy": sources["table"]}
+"""
+
+
+def test_lying_record_a_delta_data_file_rewritten_in_place_with_its_size_and_time_is_hashed_again(
+        spark: Any, tmp_path: Path) -> None:
+    import os
+
+    from ubunye.spark import fingerprint_spark
+
+    table = tmp_path / "data" / "table"
+    rows = [(i, f"value-{i:04d}-AAAA") for i in range(20)]
+    (spark.createDataFrame(rows, "id BIGINT, word STRING").coalesce(1).write.format("delta")
+     .option("compression", "none").option("parquet.enable.dictionary", "false").save(str(table)))
+    task = make_task(tmp_path, DELTA_READ, COPY_CODE, name="copy")
+
+    def run() -> dict[str, Any]:
+        result = run_task(task, backend="spark", spark=spark, lineage=True)
+        assert result.ok, result.reason()
+        assert_verified(task, result.run_id)
+        (step,) = record_of(task, result.run_id)["inputs"]
+        return step
+
+    first, second = run(), run()
+    assert second["hash_pass"] == "reused" and second["data_hash"] == first["data_hash"]  # reuse works
+    (data,) = [p for p in table.glob("*.parquet")]
+    before = data.stat()
+    raw = data.read_bytes()
+    assert raw.count(b"value-0007-AAAA") == 1
+    data.write_bytes(raw.replace(b"value-0007-AAAA", b"value-0007-BBBB"))  # same name, same size
+    os.utime(data, ns=(before.st_atime_ns, before.st_mtime_ns))  # and its modification time put back
+    (data.parent / f".{data.name}.crc").unlink()  # Hadoop's local checksum beside it (object stores have none)
+    assert data.stat().st_size == before.st_size
+    now = fingerprint_spark(spark.read.format("delta").load(str(table)))
+    assert now.data_hash != first["data_hash"]  # the rows did change
+    third = run()
+    assert third["hash_pass"] != "reused" and third["data_hash"] == now.data_hash
