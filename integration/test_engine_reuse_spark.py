@@ -63,7 +63,7 @@ def test_reader_takes_the_writers_hash_on_spark_and_pandas(engine_spark: Any, tm
     wrote = record(run_task(writer, spark=engine_spark, lineage=True, variables=variables))
     written = step(wrote, "outputs")
     assert written["hash_pass"] == "same-pass"
-    assert written["storage_signature"].startswith("delta:0:" if fmt == "delta" else "files:sha256:")
+    assert written["storage_signature"].startswith("delta2:0:" if fmt == "delta" else "files:sha256:")
 
     backends: list[tuple[str, dict[str, Any]]] = [("spark", {"spark": engine_spark})]
     if fmt == "parquet":

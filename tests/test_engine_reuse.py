@@ -268,16 +268,48 @@ def test_signature_ignores_hidden_files_and_sees_every_data_file(tmp_path: Path)
     assert storage_signature(spec(path=str(tmp_path / "missing"))) is None
 
 
-def test_delta_signature_is_the_commit_of_the_version(tmp_path: Path) -> None:
+class DeltaFiles:
+    """A stand-in session whose Delta reader lists ``files`` as every version's data files."""
+
+    def __init__(self, files: list[Path]) -> None:
+        self.files = files
+        self.read = self
+
+    def format(self, _: str) -> "DeltaFiles":
+        return self
+
+    def option(self, *_: object) -> "DeltaFiles":
+        return self
+
+    def load(self, _: str) -> "DeltaFiles":
+        return self
+
+    def inputFiles(self) -> list[str]:  # noqa: N802 - pyspark's name
+        return [f.as_uri() for f in self.files]
+
+
+def test_delta_signature_is_the_commit_of_the_version_and_its_data_files(tmp_path: Path) -> None:
+    import os
+
     log = tmp_path / "t" / "_delta_log"
     log.mkdir(parents=True)
     (log / f"{0:020d}.json").write_text("{}")
     (log / f"{1:020d}.json").write_text("{}")
+    data = tmp_path / "t" / "part-0.parquet"
+    data.write_bytes(b"value AAAA")
+    session = DeltaFiles([data])
     io = spec(format="delta", path=str(tmp_path / "t"))
-    v0, v1 = storage_signature(io, delta_version=0), storage_signature(io, delta_version=1)
-    assert v0 and v1 and v0 != v1 and v0.startswith("delta:0:")
-    assert storage_signature(io) is None  # no version known: no signature
-    assert storage_signature(io, delta_version=7) is None  # a commit that is not there
+    v0, v1 = (storage_signature(io, spark=session, delta_version=v) for v in (0, 1))
+    assert v0 and v1 and v0 != v1 and v0.startswith("delta2:0:")
+    assert storage_signature(io, spark=session) is None  # no version known: no signature
+    assert storage_signature(io, spark=session, delta_version=7) is None  # a commit that is not there
+    assert storage_signature(io, delta_version=0) is None  # no session to list the data files
+    before = data.stat()
+    data.write_bytes(b"value BBBB")  # rewritten in place: same name, same size, same modification time
+    os.utime(data, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert storage_signature(io, spark=session, delta_version=0) != v0
+    data.unlink()
+    assert storage_signature(io, spark=session, delta_version=0) is None  # a data file gone
 
 
 def test_parquet_row_count_reads_footers_of_every_data_file(tmp_path: Path) -> None:

@@ -151,3 +151,24 @@ def measure_spark(df: Any, columns: Sequence[str]) -> tuple[int, dict[str, Any]]
             value = 0.0 if types[name] in ("float", "double") else 0
         sums[name] = float(value) if types[name] in ("float", "double") else value
     return int(first["__rows"]), sums
+
+
+def materialise_spark(df: Any) -> Any:
+    """``df`` evaluated once, into blocks the later queries read instead of the plan.
+
+    A quarantine splits one frame into two outputs; evaluated once per count and
+    once per write, a non-deterministic column (``rand()``, ``uuid()``, a
+    non-deterministic UDF, an unstable source) can put a row in both outputs or
+    in neither. ``localCheckpoint(eager=True)`` runs the plan once now and cuts the
+    lineage: the blocks (memory and disk) are read from then on, and a lost block
+    fails the query instead of computing the rows again. ``persist()`` would not
+    do: an evicted block is recomputed from the plan, silently, with other values.
+    """
+    try:
+        return df.localCheckpoint(eager=True)
+    except Exception as exc:  # noqa: BLE001 - a session that cannot hold it: no split we can vouch for
+        from ubunye.engine.errors import EngineError
+
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise EngineError(f"quarantine needs the output evaluated once (localCheckpoint), which this "
+                          f"session refused: {first}") from exc

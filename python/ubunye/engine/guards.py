@@ -90,6 +90,9 @@ def check_output(backend: Any, name: str, frame: Any, rules: RuleSet,
     """Check one output's rules and reconciles, and split off its quarantined rows."""
     entries: list[dict[str, Any]] = []
     broken: list[str] = []
+    if rules.quarantine is not None:
+        refuse_failed_rules_column(name, rules.quarantine, _columns(backend, frame))
+        frame = _materialise(backend, frame)  # checks, counts and both writes see the same rows
     columns = list(backend.port(frame).schema)
     quarantine_rules: list[Rule] = []
     for rule, outcome in zip(rules, backend.check(frame, list(rules)) if rules else []):
@@ -112,14 +115,53 @@ def check_output(backend: Any, name: str, frame: Any, rules: RuleSet,
     if rules.quarantine is None:
         return Checked(entries, broken, frame, None)
     clean, quarantined = _split(backend, frame, quarantine_rules)
+    total = backend.port(frame).count()
+    kept, n = backend.port(clean).count(), backend.port(quarantined).count()
+    entry = partition_entry(name, rules.quarantine, total, kept, n)
+    entries.append(entry)
+    if not entry["passed"]:  # a row in neither output or in both: never written as a success
+        broken.append(broken_line(entry))
     rate = rules.max_quarantine_rate
-    if rate is not None:
-        total = backend.port(frame).count()
-        n = backend.port(quarantined).count()
-        if total and n / total > rate:
-            broken.append(f"{name}: {n} of {total} rows quarantined ({n / total:.1%}), "
-                          f"more than max_quarantine_rate {rate:.1%}")
+    if rate is not None and total and n / total > rate:
+        broken.append(f"{name}: {n} of {total} rows quarantined ({n / total:.1%}), "
+                      f"more than max_quarantine_rate {rate:.1%}")
     return Checked(entries, broken, clean, quarantined)
+
+
+def partition_entry(name: str, target: str, total: int, kept: int, quarantined: int) -> dict[str, Any]:
+    """The record's entry of the quarantine equation: ``rows(clean) + rows(quarantine) ==
+    rows(output)``, with the three counts (``failed`` is how far it is off)."""
+    rule = Rule(name=f"{name}_quarantine_partition", kind="quarantine_partition", severity="fail")
+    detail = f"{total} rows = {kept} in {name} + {quarantined} in {target}"
+    if kept + quarantined != total:
+        detail = f"{total} rows but {kept} in {name} + {quarantined} in {target}"
+    entry = result_entry(name, "output", rule, Outcome(abs(total - kept - quarantined), total, detail))
+    entry.update(rows=total, clean_rows=kept, quarantined_rows=quarantined)
+    return entry
+
+
+def refuse_failed_rules_column(name: str, target: str, columns: Sequence[str]) -> None:
+    """An output with a quarantine output may not carry the column the engine adds to it."""
+    if FAILED_RULES_COLUMN in columns:
+        raise EngineError(f"output {name!r} has a column named {FAILED_RULES_COLUMN}, which the engine adds to its "
+                          f"quarantine output {target!r}; rename that column")
+
+
+def _columns(backend: Any, frame: Any) -> list[str]:
+    columns = getattr(frame, "columns", None)  # the names as the frame has them (pandas, Spark)
+    return [str(c) for c in columns] if columns is not None else list(backend.port(frame).schema)
+
+
+def _materialise(backend: Any, frame: Any) -> Any:
+    """The frame evaluated once, so that every later count and write sees the same rows."""
+    kind = _kind(backend, frame)
+    if kind == "spark":
+        from ubunye.engine.checks_spark import materialise_spark
+
+        return materialise_spark(frame)
+    if kind == "own" and hasattr(backend, "materialise_rows"):
+        return backend.materialise_rows(frame)
+    return frame  # a pandas frame holds its rows already
 
 
 def reconcile_outcomes(name: str, check: Reconcile, source: Optional[Measured], rows: int,

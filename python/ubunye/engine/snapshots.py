@@ -2,7 +2,8 @@
 
 An input whose files are exactly the files an earlier recorded step hashed (the
 same names, sizes, modification times and, on a local disk, the same inodes and
-change times; for Delta the same commit file of the same version) holds the same rows, so its
+change times; for Delta the same commit file of the same version and the same data files
+that version lists, each signed the same way) holds the same rows, so its
 rows-v1 hash can be taken from that step instead of scanning the data again
 (``hash_pass: "reused"``, see :mod:`ubunye.lineage.known`).
 
@@ -64,7 +65,10 @@ def storage_signature(spec: IOSpec, *, spark: Any = None, delta_version: Optiona
                 return None
             commit = f"_delta_log/{int(delta_version):020d}.json"
             entries = _entries(location, spark, only=commit)
-            return None if not entries else f"delta:{int(delta_version)}:{_digest(entries)}"
+            files = _delta_data_entries(spark, location, int(delta_version))
+            if not entries or files is None:
+                return None
+            return f"delta2:{int(delta_version)}:{_digest(entries + files)}"
         entries = _entries(location, spark)
         return None if not entries else f"files:{_digest(entries)}"
     except (OSError, ValueError):
@@ -147,7 +151,7 @@ def _hadoop_entries(spark: Any, location: str, only: Optional[str]) -> Optional[
     base = jvm.org.apache.hadoop.fs.Path(location)
     fs = base.getFileSystem(conf)
     if only is not None:
-        st = fs.getFileStatus(jvm.org.apache.hadoop.fs.Path(base, only))
+        st = fs.getFileStatus(jvm.org.apache.hadoop.fs.Path(base, only) if only else base)
         return [(only, int(st.getLen()), int(st.getModificationTime()), "")]
     if not fs.exists(base):
         return None
@@ -161,6 +165,31 @@ def _hadoop_entries(spark: Any, location: str, only: Optional[str]) -> Optional[
         if any(_hidden(part) for part in rel.split("/")):
             continue
         found.append((rel, int(st.getLen()), int(st.getModificationTime()), ""))
+    return found
+
+
+def _delta_data_entries(spark: Any, location: str, version: int) -> Optional[list[Entry]]:
+    """Every data file of the table at ``version`` (as Delta's log lists them), signed like
+    a parquet file: a data file rewritten in place, with the same name and size, changes its
+    modification time or (on a local disk) its change time, so the signature changes too.
+    None when the files cannot be listed (no session, not a Delta table)."""
+    if spark is None:
+        return None
+    from urllib.parse import unquote, urlparse
+
+    found: list[Entry] = []
+    try:
+        for uri in sorted(spark.read.format("delta").option("versionAsOf", version).load(location).inputFiles()):
+            parsed = urlparse(uri)
+            if parsed.scheme in ("", "file"):
+                found.append(_local_entry(f"data:{uri}", Path(unquote(parsed.path))))
+                continue
+            listed = _hadoop_entries(spark, uri, "")
+            if not listed:
+                return None
+            found.extend((f"data:{uri}", size, mtime, ident) for _, size, mtime, ident in listed)
+    except Exception:  # noqa: BLE001 - not readable at that version, a file gone: no signature
+        return None
     return found
 
 

@@ -193,7 +193,21 @@ class BackendConformance:
         assert self.digest(backend, found.clean) == self.digest(backend, backend.from_arrow(table.filter(kept)))
         assert [(e["rule"], e["severity"], e["failed"], e["total"]) for e in found.entries] == [
             ("score_between", "quarantine", 2, 8), ("city_one_of", "quarantine", 2, 8),
-            ("id_not_null", "warn", 1, 8)]
+            ("id_not_null", "warn", 1, 8), ("scored_quarantine_partition", "fail", 0, 8)]
+        equation = found.entries[-1]  # rows(clean) + rows(quarantine) == rows(output), checked and recorded
+        assert (equation["passed"], equation["rows"], equation["clean_rows"], equation["quarantined_rows"]) == (
+            True, 8, 5, 3)
+
+    def test_quarantine_refuses_a_column_named_as_the_one_it_adds(self, backend: Any) -> None:
+        import pyarrow as pa
+
+        from ubunye.engine.errors import EngineError
+        from ubunye.engine.guards import check_output
+
+        table = quarantine_table()
+        table = table.append_column("_ubunye_failed_rules", pa.array(["mine"] * table.num_rows, pa.string()))
+        with pytest.raises(EngineError, match="output 'scored' has a column named _ubunye_failed_rules"):
+            check_output(backend, "scored", backend.from_arrow(table), self._guard_rules(), {})
 
     def test_quarantine_output_is_empty_with_its_column_when_no_row_breaks(self, backend: Any) -> None:
         import pyarrow as pa

@@ -24,6 +24,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 from ubunye.engine.backends.base import Backend, FramePort, ReadResult, WriteResult
 from ubunye.engine.backends.spark_session import delta_version_of, get_session, table_exists
+from ubunye.engine.backends.spark_stored import stored_differently
 from ubunye.engine.config import IOSpec
 from ubunye.engine.errors import IOSpecError
 from ubunye.engine.expectations import Outcome, Rule
@@ -154,7 +155,9 @@ class SparkBackend(Backend):
         if exists and spec.mode == "ignore":
             return WriteResult(written=False)
         observation, hash_error = (None, None)
-        if hash_output and self._can_observe():
+        # a session setting that makes the files hold other values: hash the files, not the frame
+        stored = stored_differently(self.spark, frame, spec) if hash_output else None
+        if hash_output and stored is None and self._can_observe():
             observation, frame_to_write, hash_error = self._observer.attach(frame, spec.name)
         else:
             frame_to_write = frame
@@ -183,7 +186,7 @@ class SparkBackend(Backend):
             if fp is not None:
                 return WriteResult(True, version, fp, SAME_PASS, round(seconds, 6))
         started = time.perf_counter()
-        fp = self._second_pass(frame, spec, version)
+        fp = self._second_pass(frame, spec, version, stored)
         if hash_error and fp.error is None and fp.data_hash is None:
             fp = _with_error(fp, hash_error)
         return WriteResult(True, version, fp, SECOND_PASS, round(time.perf_counter() - started, 6))
@@ -233,9 +236,16 @@ class SparkBackend(Backend):
             self._native = bool(native_available(self.spark))
         return self._native
 
-    def _second_pass(self, frame: Any, spec: IOSpec, version: Optional[int]) -> Any:
-        """Hash again: the written data for lossless formats, else the frame."""
+    def _second_pass(self, frame: Any, spec: IOSpec, version: Optional[int], stored: Optional[str] = None) -> Any:
+        """Hash again: the written data for lossless formats, else the frame; where the files
+        hold other values than the frame (``stored``) and cannot be read back alone, no hash."""
         readback = spec.format in _LOSSLESS and spec.mode in ("overwrite", "errorifexists") and not spec.partition_by
+        if stored is not None and not readback:
+            from ubunye.hashing.fingerprint import Fingerprint
+
+            return Fingerprint(None, None, None, engine="", error=(
+                f"not hashed: the files hold other values than the frame ({stored}), and a write with mode "
+                f"{spec.mode}{' and partition_by' if spec.partition_by else ''} cannot be read back alone"))
         if readback:
             options: dict[str, Any] = {}
             if version is not None:
