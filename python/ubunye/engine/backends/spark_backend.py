@@ -149,10 +149,9 @@ class SparkBackend(Backend):
         what = f"output {spec.name!r}"
         if not self.is_frame(frame):
             raise IOSpecError(f"{what}: expected a Spark DataFrame; got {type(frame).__name__}")
-        exists = self._exists(spec)
-        if exists and spec.mode == "errorifexists":
-            raise IOSpecError(f"{what}: {spec.location} already exists (mode errorifexists)")
-        if exists and spec.mode == "ignore":
+        from ubunye.engine.outputs import SKIP, write_action
+
+        if write_action(self._exists(spec), spec.mode, what, spec.location) == SKIP:
             return WriteResult(written=False)
         observation, hash_error = (None, None)
         # a session setting that makes the files hold other values: hash the files, not the frame
