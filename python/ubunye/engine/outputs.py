@@ -31,6 +31,7 @@ from ubunye.locations import EmptyLocation, Location
 
 DEFAULT_STORE = ".ubunye/lineage"
 CODE_FILES = ("config.yaml", "pipeline.yaml")
+CODE_SCAN_LIMIT = 20_000  # files looked at for task code below an output folder
 
 
 class OutputLocationError(ConfigError):
@@ -103,6 +104,15 @@ def check_locations(config: Any, *, task_dir: Path, store: Path) -> None:
         def refuse(reason: str) -> None:
             raise OutputLocationError(file, _key(spec), _say(f"{spec.location}: {reason}"))
 
+        if where.scheme == "file":  # the places a run never owns first: they say the most
+            for place, what in _protected(task_dir, usecase_dir, store):
+                if what == "the record store" and where.overlaps(place):
+                    refuse(f"{_relation(where, place)} {what} ({place.path}); an output may not overlap it")
+                elif where.contains(place):
+                    refuse(f"{_relation(where, place)} {what} ({place.path}); an overwrite would delete it")
+            code = _code_file(Path(where.path))
+            if code is not None:
+                refuse(f"holds task code ({code}); an overwrite would delete it")
         for other, there in inputs:
             if where.overlaps(there):
                 refuse(f"{_relation(where, there)} input {other.name!r} ({other.location}); an output may not "
@@ -111,16 +121,6 @@ def check_locations(config: Any, *, task_dir: Path, store: Path) -> None:
             if where.overlaps(there):
                 refuse(f"{_relation(where, there)} output {other.name!r} ({other.location}); two outputs may "
                        "not share a folder (each write would replace or mix the other's rows)")
-        if where.scheme != "file":
-            continue
-        for place, what in _protected(task_dir, usecase_dir, store):
-            if what == "the record store" and where.overlaps(place):
-                refuse(f"{_relation(where, place)} {what} ({place.path}); an output may not overlap it")
-            elif where.contains(place):
-                refuse(f"{_relation(where, place)} {what} ({place.path}); an overwrite would delete it")
-        code = _code_file(Path(where.path))
-        if code is not None:
-            refuse(f"holds task code ({code}); an overwrite would delete it")
 
 
 def _relation(mine: Location, theirs: Location) -> str:
@@ -131,8 +131,8 @@ def _relation(mine: Location, theirs: Location) -> str:
 
 def _protected(task_dir: Path, usecase_dir: Path, store: Path) -> Iterable[tuple[Location, str]]:
     here = Path.cwd()
-    for path, what in ((task_dir, "the task folder"), (store, "the record store"),
-                       (usecase_dir, "the usecase folder"), (here, "the working directory"),
+    for path, what in ((usecase_dir, "the usecase folder"), (store, "the record store"),
+                       (task_dir, "the task folder"), (here, "the working directory"),
                        (Path.home(), "the home folder")):
         yield locations.parse(str(path), base=here), what
 
@@ -140,10 +140,14 @@ def _protected(task_dir: Path, usecase_dir: Path, store: Path) -> Iterable[tuple
 def _code_file(folder: Path) -> Optional[Path]:
     """A task's file (``config.yaml``, ``pipeline.yaml``, a ``.py`` module) in ``folder`` or
     below it: an output there would delete code (a data folder inside a task folder is fine)."""
+    seen = 0
     for dirpath, _, names in os.walk(folder):
         for name in names:
             if name in CODE_FILES or name.endswith(".py"):
                 return Path(dirpath) / name
+        seen += len(names)
+        if seen > CODE_SCAN_LIMIT:  # a large data folder: code is not kept among that many files
+            return None
     return None
 
 
