@@ -87,6 +87,6 @@ def test_data_loss_a_spark_overwrite_failing_half_way_leaves_the_old_output(spar
     (uc.root / "out" / "clean").mkdir(parents=True)
     pq.write_table(PEOPLE.slice(0, 1), uc.root / "out" / "clean" / "part-old.parquet")
     before = tree_digest(tmp_path, skip=["uc/.ubunye"])
-    result = run_task(uc.package_dir / "clean", backend="spark", spark=spark, lineage=False)
+    result = run_task(uc.package_dir / "clean", backend="spark", spark=spark, raise_on_error=False)
     assert result.status == "error" and "disk full" in result.reason()
     assert_unchanged(before, tree_digest(tmp_path, skip=["uc/.ubunye"]))

@@ -68,4 +68,5 @@ def test_local_path_and_absolute() -> None:
     assert local_path("file:///a/b") == "/a/b" and local_path("s3://b/k") is None
     assert local_path("C:/data") == "C:/data"  # a one-letter scheme is a drive
     assert absolute("out", "/u") == "/u/out" and absolute("/abs", "/u") == "/abs"
-    assert absolute("s3://b/k", "/u") == "s3://b/k"
+    assert absolute("s3://b/k", "/u") == "s3://b/k" and absolute("file:///a", "/u") == "file:///a"
+    assert absolute("file:rel/x", "/u") == "/u/rel/x"  # pandas would have read it under the cwd

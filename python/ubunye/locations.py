@@ -86,10 +86,12 @@ def local_path(text: str) -> Optional[str]:
 
 
 def absolute(text: str, base: Union[str, Path]) -> str:
-    """``text`` with a relative plain path made absolute against ``base`` (other text as it is)."""
-    if is_url(text) or text.startswith("file:") or os.path.isabs(text):
+    """``text`` with a relative plain path (or ``file:`` URL) made absolute against ``base``
+    (other text as it is)."""
+    local = local_path(text)
+    if local is None or os.path.isabs(local):
         return text
-    return os.path.join(os.path.abspath(base), text)
+    return os.path.join(os.path.abspath(base), local)
 
 
 def static_prefix(path: str) -> str:

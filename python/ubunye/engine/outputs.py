@@ -29,7 +29,6 @@ from ubunye import locations
 from ubunye.engine.errors import ConfigError, IOSpecError
 from ubunye.locations import EmptyLocation, Location
 
-DEFAULT_STORE = ".ubunye/lineage"
 CODE_FILES = ("config.yaml", "pipeline.yaml")
 CODE_SCAN_LIMIT = 20_000  # files looked at for task code below an output folder
 
@@ -54,8 +53,10 @@ def store_folder(usecase_dir: Path, lineage_dir: Optional[str], base_dir: Option
     """The record store's folder: ``--lineage-dir`` (when not the default), else the config's
     ``base_dir``, else ``.ubunye/lineage``; relative ones under the usecase folder (as the
     recorder places them)."""
-    chosen = lineage_dir if lineage_dir not in (None, DEFAULT_STORE) or not base_dir else base_dir
-    folder = Path(chosen or DEFAULT_STORE)
+    from ubunye.lineage.store import DEFAULT_LINEAGE_DIR as DEFAULT  # the store's own default
+
+    given = None if lineage_dir is None or Path(lineage_dir) == DEFAULT else lineage_dir
+    folder = Path(given or base_dir or DEFAULT)
     return folder if folder.is_absolute() else usecase_dir / folder
 
 
