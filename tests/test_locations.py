@@ -70,3 +70,15 @@ def test_local_path_and_absolute() -> None:
     assert absolute("out", "/u") == "/u/out" and absolute("/abs", "/u") == "/abs"
     assert absolute("s3://b/k", "/u") == "s3://b/k" and absolute("file:///a", "/u") == "file:///a"
     assert absolute("file:rel/x", "/u") == "/u/rel/x"  # pandas would have read it under the cwd
+
+
+def test_locations_is_pure() -> None:
+    """Every layer may use it: it imports nothing from ubunye."""
+    import ast
+
+    import ubunye.locations as module
+
+    tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
+    names = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    names += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    assert [n for n in names if n.split(".")[0] == "ubunye"] == []

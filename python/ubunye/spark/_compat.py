@@ -328,7 +328,7 @@ def observation_metrics(observation: Any) -> dict[str, Any]:
     return metrics
 
 
-def _hadoop_handles(spark: Any) -> tuple[Any, Any]:
+def hadoop_handles(spark: Any) -> tuple[Any, Any]:
     """(the JVM ``org.apache.hadoop.fs.Path`` class, the context's Hadoop configuration), looked up once."""
     memo = session_memo(spark)
     handles = memo.get(_HADOOP_HANDLES)
@@ -342,34 +342,9 @@ def _hadoop_handles(spark: Any) -> tuple[Any, Any]:
 def hadoop_path_exists(spark: Any, path: str) -> bool:
     """True when ``path`` exists on its Hadoop file system (classic sessions; three round
     trips: the Path class and the context's Hadoop configuration are looked up once)."""
-    path_class, hadoop_conf = _hadoop_handles(spark)
+    path_class, hadoop_conf = hadoop_handles(spark)
     hadoop_path = path_class(path)
     return bool(hadoop_path.getFileSystem(hadoop_conf).exists(hadoop_path))
-
-
-class HadoopFolder:
-    """A folder on its Hadoop file system (classic sessions): its scheme, a hidden sibling
-    name, and the renames and deletes a swap needs (each a JVM call)."""
-
-    def __init__(self, spark: Any, path: str) -> None:
-        self._path_class, conf = _hadoop_handles(spark)
-        raw = self._path_class(path)
-        self.fs = raw.getFileSystem(conf)
-        self.path = self.fs.makeQualified(raw)
-        self.scheme = str(self.fs.getUri().getScheme() or "").lower()
-
-    def sibling(self, tag: str) -> Any:
-        return self._path_class(self.path.getParent(), f".{self.path.getName()}.ubunye-{tag}")
-
-    def exists(self, path: Any) -> bool:
-        return bool(self.fs.exists(path))
-
-    def rename(self, source: Any, target: Any) -> None:
-        if not self.fs.rename(source, target):
-            raise OSError(f"could not rename {source.toString()} to {target.toString()}")
-
-    def delete(self, path: Any) -> None:
-        self.fs.delete(path, True)
 
 
 def observation_arrived(observation: Any, spark: Any, wait_sec: float, drain_ms: int) -> bool:

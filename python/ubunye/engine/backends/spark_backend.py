@@ -221,7 +221,7 @@ class SparkBackend(Backend):
         dynamic = dynamic or str(self.spark.conf.get("spark.sql.sources.partitionOverwriteMode", "static")).lower()
         if spec.partition_by and dynamic == "dynamic":
             return False  # only the partitions written are replaced: the others stay
-        from ubunye.spark._compat import HadoopFolder
+        from ubunye.spark.hadoop_folder import HadoopFolder
 
         folder = HadoopFolder(self.spark, str(spec.path))
         return folder.scheme in ("file", "hdfs") and folder.exists(folder.path)
@@ -231,7 +231,7 @@ class SparkBackend(Backend):
         delete the old one: a write that fails half way leaves the old folder as it was."""
         import uuid
 
-        from ubunye.spark._compat import HadoopFolder
+        from ubunye.spark.hadoop_folder import HadoopFolder
 
         folder = HadoopFolder(self.spark, str(spec.path))
         tag = uuid.uuid4().hex[:12]
