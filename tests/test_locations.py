@@ -82,3 +82,14 @@ def test_locations_is_pure() -> None:
     names = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
     names += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
     assert [n for n in names if n.split(".")[0] == "ubunye"] == []
+
+
+def test_the_report_joins_a_file_url_and_its_plain_path() -> None:
+    from ubunye.lineage.record import Step
+    from ubunye.lineage.report_model import dataset_key
+
+    def key(location: str) -> str:
+        return dataset_key("u/p/t", Step(name="o", direction="output", format="parquet", location=location))
+
+    assert key("file:///data/out/") == key("/data/out") == key("/data/x/../out")
+    assert key("s3a://b/k/") == "s3a://b/k"
