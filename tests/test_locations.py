@@ -46,6 +46,10 @@ def test_empty_and_blank_are_refused(text: str) -> None:
     ("gs://b/a/../x", "gs://b/x/y", True),
     ("abfss://c@acct.dfs.core.windows.net/x", "abfs://c@acct.dfs.core.windows.net/x/y", True),
     ("file:///data", "s3://data/x", False),
+    ("s3a://AKIA:wJalr/XUt@bucket/in", "s3://bucket/in/x", True),  # a secret key holding "/"
+    ("s3a://AKIA:p@ss@bucket/in", "s3://bucket/in", True),  # ... or "@"
+    ("s3://bucket/key@2024", "s3://bucket/key@2024/x", True),  # an "@" in a path is a path
+    ("hdfs://nn:8020/a@b", "hdfs://nn:8020/a@b/c", True),
 ])
 def test_containment(outer: str, inner: str, contains: bool) -> None:
     assert parse(outer, base="/").contains(parse(inner, base="/")) is contains

@@ -115,15 +115,26 @@ def parse(text: str, *, base: Union[str, Path]) -> Location:
             raise EmptyLocation("empty location")
         full = absolute(static_prefix(local), base)
         return Location("file", "", os.path.realpath(full))
-    parts = urlsplit(text)
-    scheme = parts.scheme.lower()
-    scheme = _SAME_STORE.get(scheme, scheme)
-    authority = (parts.hostname or "").lower()
-    if parts.port is not None:
-        authority += f":{parts.port}"
-    path = posixpath.normpath("/" + static_prefix(parts.path).lstrip("/")) if parts.path else "/"
-    path = "/" + path.lstrip("/")  # normpath keeps a leading "//"
-    return Location(scheme, authority, path)
+    scheme, _, rest = text.partition(":")
+    scheme = _SAME_STORE.get(scheme.lower(), scheme.lower())
+    authority, path = _authority_and_path(rest[2:] if rest.startswith("//") else rest)
+    path = posixpath.normpath("/" + static_prefix(path).lstrip("/"))
+    return Location(scheme, authority, "/" + path.lstrip("/"))  # normpath keeps a leading "//"
+
+
+def _authority_and_path(rest: str) -> tuple[str, str]:
+    """``host[:port]`` (lower-cased, userinfo dropped) and the path of what follows ``scheme://``.
+    A password may hold ``/`` or ``@`` (AWS secret keys): ``user:pa/ss@host`` drops up to the
+    last ``@`` when what precedes its first ``/`` is ``user:password`` (not ``host:port``)."""
+    rest = rest.split("?", 1)[0].split("#", 1)[0]
+    head, at, tail = rest.rpartition("@")
+    first = head.split("/", 1)[0]
+    if at and ":" in first and not first.rpartition(":")[2].isdigit():
+        rest = tail
+    elif at and "/" not in head:
+        rest = tail
+    authority, slash, path = rest.partition("/")
+    return authority.rpartition("@")[2].lower(), slash + path
 
 
 def table(name: str) -> Location:

@@ -201,6 +201,7 @@ REFUSED = {
                                                       config=TABLES, key="CONFIG.outputs.clean.table"),
     "a table unqualified, the input qualified": Probe(out="people", src="main.shop.people", mode="append",
                                                       config=TABLES, key="CONFIG.outputs.clean.table"),
+    "a secret key holding / in the userinfo": Probe(out="s3a://AKIAX:s3cr3t-Pw/9x@bucket/in/y", src="s3://bucket/in"),
     "hdfs with the host in another case": Probe(out="hdfs://NN:8020/lake/in", src="hdfs://nn:8020/lake/in/p"),
 }
 

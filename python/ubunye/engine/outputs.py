@@ -37,13 +37,6 @@ class OutputLocationError(ConfigError):
     """An output location that could destroy what the run did not make (or an empty one)."""
 
 
-def _say(text: str) -> str:
-    """A message built from user values, masked where it is built."""
-    from ubunye.lineage.masking import mask_text
-
-    return mask_text(text)
-
-
 def usecase_dir_of(task_dir: Path) -> Path:
     """``<usecase_dir>`` of ``<usecase_dir>/<usecase>/<package>/<task>``, absolute."""
     return Path(os.path.abspath(task_dir)).parent.parent.parent
@@ -103,7 +96,7 @@ def check_locations(config: Any, *, task_dir: Path, store: Path) -> None:
     inputs = [(s, w) for s, w in found if s.direction == "input"]
     for i, (spec, where) in enumerate(outputs):
         def refuse(reason: str) -> None:
-            raise OutputLocationError(file, _key(spec), _say(f"{spec.location}: {reason}"))
+            raise OutputLocationError(file, _key(spec), f"{spec.location}: {reason}")
 
         if where.scheme == "file":  # the places a run never owns first: they say the most
             for place, what in _protected(task_dir, usecase_dir, store):
@@ -163,7 +156,7 @@ def write_action(exists: bool, mode: str, what: str, location: str) -> str:
     if mode == "append":
         return ADD
     if exists and mode == "errorifexists":
-        raise IOSpecError(_say(f"{what}: {location} already exists (mode errorifexists)"))
+        raise IOSpecError(f"{what}: {location} already exists (mode errorifexists)")
     if exists and mode == "ignore":
         return SKIP
     if mode in ("overwrite", "errorifexists", "ignore"):
