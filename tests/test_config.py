@@ -163,7 +163,8 @@ def test_a_mode_with_no_profile_is_refused_when_profiles_exist(tmp_path: Path) -
 
 def test_orchestration_of_080_is_checked_and_not_used(tmp_path: Path) -> None:
     task = _profiles_config(tmp_path, "ORCHESTRATION: {type: databricks, schedule: '0 6 * * *', retries: 1}\n")
-    assert load_config(task).outputs["o"].path == "out"
+    # a relative path is the usecase folder's (<usecase_dir>/<usecase>/<package>/<task>)
+    assert load_config(task).outputs["o"].path == str(task.parent.parent.parent / "out")
     task = _profiles_config(tmp_path / "b", "ORCHESTRATION: {type: cron}\n")
     with pytest.raises(ConfigError, match=r"ORCHESTRATION\.type: expected one of airflow, databricks, prefect, "
                                           r"dagster; got 'cron'"):

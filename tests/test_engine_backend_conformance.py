@@ -54,10 +54,11 @@ class RowsBackend(Backend):
         from ubunye.io import write_table
 
         path = files.local_path(spec.path, spec.name)
-        if not files.prepare_output(path, spec.mode, f"output {spec.name!r}"):
-            return WriteResult(written=False)
-        table = pa.Table.from_pylist(frame.collect(), schema=frame.arrow_schema)
-        write_table(table, files.new_part(path, spec.format), spec.format)
+        with files.staged_output(path, spec.mode, f"output {spec.name!r}") as stage:
+            if stage is None:
+                return WriteResult(written=False)
+            table = pa.Table.from_pylist(frame.collect(), schema=frame.arrow_schema)
+            write_table(table, files.new_part(stage, spec.format), spec.format)
         return WriteResult(written=True)
 
     def fingerprint(self, frame: Any) -> Any:

@@ -172,8 +172,12 @@ def load_config(
     dt: Optional[str] = None,
     dtf: Optional[str] = None,
     variables: Optional[Mapping[str, Any]] = None,
+    lineage_dir: Optional[str] = None,
 ) -> TaskConfig:
-    """Read, render and validate ``<task_dir>/config.yaml``."""
+    """Read, render and validate ``<task_dir>/config.yaml``; relative paths become absolute
+    against the usecase folder, and every location is checked
+    (:func:`ubunye.engine.outputs.check_locations`, with the record store ``lineage_dir``
+    or the config's ``base_dir``)."""
     task_dir = Path(task_dir)
     file = task_dir / "config.yaml"
     if not file.exists():
@@ -189,7 +193,15 @@ def load_config(
 
     from ubunye.engine.secrets import resolve_secrets  # secret://env/NAME, secret://file/PATH (0.8.0)
 
-    return replace(validate(resolve_secrets(rendered, file), file, mode=mode), raw=rendered)  # raw keeps references
+    config = replace(validate(resolve_secrets(rendered, file), file, mode=mode), raw=rendered)  # raw keeps references
+    from ubunye.engine import outputs
+
+    usecase_dir = outputs.usecase_dir_of(task_dir)
+    config = replace(config, inputs=outputs.resolve_paths(config.inputs, usecase_dir),
+                     outputs=outputs.resolve_paths(config.outputs, usecase_dir))
+    base_dir = config.lineage.base_dir if config.lineage is not None else None
+    outputs.check_locations(config, task_dir=task_dir, store=outputs.store_folder(usecase_dir, lineage_dir, base_dir))
+    return config
 
 
 def _mapping(value: Any, file: Path, key: str, *, required: bool = False) -> dict[str, Any]:

@@ -60,7 +60,8 @@ class TaskExecution:
         self.mode = mode
         self.masker = Masker.for_run(self.variables)  # the run's secrets: what every text it makes is masked with
         with active(self.masker), masked_causes():  # an error raised here chains no secret either
-            self.config: TaskConfig = load_config(self.task_dir, mode=mode, dt=dt, dtf=dtf, variables=self.variables)
+            self.config: TaskConfig = load_config(self.task_dir, mode=mode, dt=dt, dtf=dtf, variables=self.variables,
+                                                  lineage_dir=lineage_dir)
             self.code = TaskCode(self.task_dir)  # the task's own modules (and the bytes that ran)
             self.task: Task = load_task(self.task_dir, self.code, dict(self.config.raw))  # before a backend (and maybe a JVM) starts
         name = backend or self.config.engine.backend or "spark"

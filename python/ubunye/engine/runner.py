@@ -76,7 +76,8 @@ def run_task(
     if profile is not None:
         from ubunye.engine.config import load_config
 
-        require_profile(load_config(Path(task_dir), mode=mode, dt=dt, dtf=dtf, variables=variables), profile)
+        require_profile(load_config(Path(task_dir), mode=mode, dt=dt, dtf=dtf, variables=variables,
+                                    lineage_dir=lineage_dir), profile)
     execution = TaskExecution(
         Path(task_dir),
         mode=mode,
@@ -222,7 +223,8 @@ def notebook(
     if profile is not None:
         from ubunye.engine.config import load_config
 
-        require_profile(load_config(Path(task_dir), mode=mode, dt=dt, dtf=dtf, variables=variables), profile)
+        require_profile(load_config(Path(task_dir), mode=mode, dt=dt, dtf=dtf, variables=variables,
+                                    lineage_dir=lineage_dir), profile)
     execution = TaskExecution(
         Path(task_dir),
         mode=mode,

@@ -83,14 +83,12 @@ def _digest(entries: Iterable[Entry]) -> str:
 
 
 def local_path(location: str) -> Optional[Path]:
-    """The local path of a location (a plain path or a ``file:`` URI), else None."""
-    if location.startswith("file://"):
-        return Path(location[len("file://"):])
-    if location.startswith("file:"):
-        return Path(location[len("file:"):])
-    if "://" in location:
-        return None
-    return Path(location)
+    """The local path of a location (a plain path or a ``file:`` URI), else None
+    (:func:`ubunye.locations.local_path`)."""
+    from ubunye.locations import local_path as local
+
+    found = local(location)
+    return None if found is None else Path(found)
 
 
 def location_identity(location: str) -> str:

@@ -45,14 +45,15 @@ def dataset_name(location: Optional[str], fallback: str) -> tuple[str, str]:
     ``s3://bucket/key`` -> (``s3://bucket``, ``key``); a local path -> (``file``,
     the path); no location -> (``ubunye``, the step name).
     """
+    from ubunye.locations import local_path  # the project's one reading of a location
+
     if not location:
         return NAMESPACE, fallback
+    local = local_path(location)  # a plain path or a file: URL (one letter is a Windows drive)
+    if local is not None:
+        return "file", local
     parts = urlsplit(location)
-    if parts.scheme and len(parts.scheme) > 1:  # one letter is a Windows drive
-        if parts.scheme == "file":
-            return "file", parts.path
-        return f"{parts.scheme}://{parts.netloc}", parts.path.lstrip("/") or parts.netloc
-    return "file", location
+    return f"{parts.scheme}://{parts.netloc}", parts.path.lstrip("/") or parts.netloc
 
 
 def _dataset(step: Step) -> dict[str, Any]:

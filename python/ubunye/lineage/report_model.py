@@ -78,9 +78,12 @@ def dataset_key(task_path: str, step: Step) -> str:
     location = (step.location or "").strip()
     if not location:
         return f"{task_path}:{step.direction}:{step.name}"
-    if "://" in location or location.startswith(("dbfs:", "file:")):
+    from ubunye.locations import local_path  # a file: URL and its plain path are one dataset
+
+    local = local_path(location)
+    if local is None:
         return location.rstrip("/") or location
-    return posixpath.normpath(location)
+    return posixpath.normpath(local)
 
 
 def _rows(steps: list[Step]) -> Optional[int]:

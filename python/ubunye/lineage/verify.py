@@ -22,7 +22,6 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
-from urllib.parse import urlsplit
 
 from ubunye.lineage.compare import (
     MISSING,
@@ -143,13 +142,14 @@ def default_hasher(location: str, fmt: Optional[str], engine: str, options: Opti
 
 
 def _local_path(location: str, base_dir: Optional[Path]) -> Optional[Path]:
-    parts = urlsplit(location)
-    if parts.scheme == "file":
-        return Path(parts.path)
-    if parts.scheme and len(parts.scheme) > 1:
-        return None  # a remote URI: only Spark can read it
-    path = Path(location)
-    return path if path.is_absolute() or base_dir is None else base_dir / path
+    """A local location (relative ones against the usecase folder, as the run wrote them:
+    :mod:`ubunye.locations`); None for a remote URI (only Spark can read it)."""
+    from ubunye.locations import absolute, local_path
+
+    local = local_path(location)
+    if local is None:
+        return None
+    return Path(local if base_dir is None else absolute(local, base_dir))
 
 
 def _check(step: Step, record: RunRecord, engine: str, base_dir: Optional[Path], hasher: Hasher) -> StepCheck:

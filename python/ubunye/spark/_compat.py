@@ -328,16 +328,21 @@ def observation_metrics(observation: Any) -> dict[str, Any]:
     return metrics
 
 
-def hadoop_path_exists(spark: Any, path: str) -> bool:
-    """True when ``path`` exists on its Hadoop file system (classic sessions; three round
-    trips: the Path class and the context's Hadoop configuration are looked up once)."""
+def hadoop_handles(spark: Any) -> tuple[Any, Any]:
+    """(the JVM ``org.apache.hadoop.fs.Path`` class, the context's Hadoop configuration), looked up once."""
     memo = session_memo(spark)
     handles = memo.get(_HADOOP_HANDLES)
     if handles is None:
         sc = spark.sparkContext
         handles = (getattr(jvm(spark), "org.apache.hadoop.fs.Path"), sc._jsc.hadoopConfiguration())  # noqa: SLF001
         memo[_HADOOP_HANDLES] = handles
-    path_class, hadoop_conf = handles
+    return handles
+
+
+def hadoop_path_exists(spark: Any, path: str) -> bool:
+    """True when ``path`` exists on its Hadoop file system (classic sessions; three round
+    trips: the Path class and the context's Hadoop configuration are looked up once)."""
+    path_class, hadoop_conf = hadoop_handles(spark)
     hadoop_path = path_class(path)
     return bool(hadoop_path.getFileSystem(hadoop_conf).exists(hadoop_path))
 

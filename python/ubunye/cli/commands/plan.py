@@ -85,8 +85,9 @@ def plan_command(usecase_dir: Path, usecase: str, package: str, tasks: tuple[str
 
 def _local_path(path: Optional[str]) -> Optional[Path]:
     """The local file or folder of a path (``file://`` or none), else None (a URL, a glob)."""
-    if path is None or any(c in path for c in "*?[{"):
+    from ubunye.locations import GLOB_CHARS, local_path
+
+    if path is None or any(c in path for c in GLOB_CHARS):
         return None
-    if path.startswith("file://"):
-        return Path(path[len("file://"):])
-    return None if "://" in path else Path(path)
+    local = local_path(path)
+    return None if local is None else Path(local)

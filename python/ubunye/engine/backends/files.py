@@ -7,10 +7,13 @@ whose names start with ``_`` or ``.`` are skipped).
 """
 from __future__ import annotations
 
+import os
 import shutil
+import tempfile
 import uuid
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 from ubunye.engine.errors import IOSpecError
 
@@ -33,22 +36,64 @@ def _visible(folder: Path) -> Any:
             yield p
 
 
-def prepare_output(path: Path, mode: str, what: str) -> bool:
-    """Apply a write mode to an output folder; False when nothing is to be written."""
-    exists = has_data(path)
-    if exists and mode == "errorifexists":
-        raise IOSpecError(f"{what}: {path} already exists (mode errorifexists)")
-    if exists and mode == "ignore":
-        return False
-    if mode == "overwrite" and path.exists():
-        if path.is_dir():
-            shutil.rmtree(path)
-        else:
-            path.unlink()
-    if path.is_file():
+@contextmanager
+def staged_output(path: Path, mode: str, what: str) -> Iterator[Optional[Path]]:
+    """Write an output beside its folder, then put it in place: yields a staging folder (a
+    hidden sibling in the same parent) to write the part files into, or None when the mode
+    says nothing is to be written (:func:`ubunye.engine.outputs.write_action`).
+
+    When the block ends without an error the staged files replace the folder (overwrite:
+    the old folder is renamed aside, the new one renamed in, then the old one deleted) or
+    join it (append: each part file renamed in); when it raises, the staging folder is
+    removed and the folder is as it was. A symlinked output is written where it points."""
+    from ubunye.engine.outputs import ADD, SKIP, write_action
+
+    target = Path(os.path.realpath(path))
+    action = write_action(has_data(target), mode, what, str(path))
+    if action == SKIP:
+        yield None
+        return
+    if target.is_file() and action == ADD:
         raise IOSpecError(f"{what}: {path} is a file; an output path is a folder of part files")
-    path.mkdir(parents=True, exist_ok=True)
-    return True
+    target.parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=f".{target.name}.ubunye-new-", dir=target.parent))
+    try:
+        yield stage
+        if action == ADD:
+            _add(stage, target)
+        else:
+            mark_success(stage)
+            _swap(stage, target)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+def _swap(stage: Path, target: Path) -> None:
+    """Put ``stage`` at ``target``; an old ``target`` is deleted only once ``stage`` is in."""
+    if not os.path.lexists(target):
+        os.rename(stage, target)
+        return
+    old = target.parent / f".{target.name}.ubunye-old-{uuid.uuid4().hex[:12]}"
+    os.rename(target, old)
+    try:
+        os.rename(stage, target)
+    except BaseException:
+        os.rename(old, target)
+        raise
+    if old.is_dir() and not old.is_symlink():
+        shutil.rmtree(old)
+    else:
+        old.unlink()
+
+
+def _add(stage: Path, target: Path) -> None:
+    """Move every staged part file into ``target`` (append), then mark it written."""
+    target.mkdir(parents=True, exist_ok=True)
+    for part in sorted(p for p in stage.rglob("*") if p.is_file()):
+        dest = target / part.relative_to(stage)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        os.rename(part, dest)
+    mark_success(target)
 
 
 def new_part(path: Path, fmt: str, index: int = 0) -> Path:
@@ -61,8 +106,12 @@ def mark_success(path: Path) -> None:
 
 
 def local_path(location: Optional[str], what: str) -> Path:
-    if location is None:
+    """The local folder or file of a plain path or ``file:`` URL (:mod:`ubunye.locations`)."""
+    from ubunye.locations import local_path as local
+
+    if location is None or not location.strip():
         raise IOSpecError(f"{what}: no path")
-    if "://" in location and not location.startswith("file://"):
+    path = local(location)
+    if path is None:
         raise IOSpecError(f"{what}: {location!r} is not a local path; this backend reads local files only")
-    return Path(location[7:] if location.startswith("file://") else location)
+    return Path(path)

@@ -149,16 +149,16 @@ class PandasBackend(Backend):
                 partition_columns(to_arrow(frame).schema, spec.partition_by)
             except PartitionWriteError as exc:
                 raise IOSpecError(f"{what}: {exc}") from exc
-        if not files.prepare_output(path, spec.mode, what):
-            return WriteResult(written=False)
-        if spec.partition_by:  # folders and values as Spark's partitionBy lays them out
-            from ubunye.io.partition_write import write_partitioned
+        with files.staged_output(path, spec.mode, what) as stage:  # the old data stays until the new is whole
+            if stage is None:
+                return WriteResult(written=False)
+            if spec.partition_by:  # folders and values as Spark's partitionBy lays them out
+                from ubunye.io.partition_write import write_partitioned
 
-            write_partitioned(to_arrow(frame), path, spec.partition_by,
-                              lambda part, sub: write_arrow(part, files.new_part(sub, spec.format), spec.format))
-        else:
-            write_arrow(to_arrow(frame), files.new_part(path, spec.format), spec.format)
-        files.mark_success(path)
+                write_partitioned(to_arrow(frame), stage, spec.partition_by,
+                                  lambda part, sub: write_arrow(part, files.new_part(sub, spec.format), spec.format))
+            else:
+                write_arrow(to_arrow(frame), files.new_part(stage, spec.format), spec.format)
         return WriteResult(written=True)
 
     def fingerprint(self, frame: Any) -> Any:

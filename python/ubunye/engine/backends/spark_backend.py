@@ -149,10 +149,9 @@ class SparkBackend(Backend):
         what = f"output {spec.name!r}"
         if not self.is_frame(frame):
             raise IOSpecError(f"{what}: expected a Spark DataFrame; got {type(frame).__name__}")
-        exists = self._exists(spec)
-        if exists and spec.mode == "errorifexists":
-            raise IOSpecError(f"{what}: {spec.location} already exists (mode errorifexists)")
-        if exists and spec.mode == "ignore":
+        from ubunye.engine.outputs import SKIP, write_action
+
+        if write_action(self._exists(spec), spec.mode, what, spec.location) == SKIP:
             return WriteResult(written=False)
         observation, hash_error = (None, None)
         # a session setting that makes the files hold other values: hash the files, not the frame
@@ -191,7 +190,9 @@ class SparkBackend(Backend):
             fp = _with_error(fp, hash_error)
         return WriteResult(True, version, fp, SECOND_PASS, round(time.perf_counter() - started, 6))
 
-    def _save(self, frame: Any, spec: IOSpec) -> None:
+    def _save(self, frame: Any, spec: IOSpec, path: Optional[str] = None) -> None:
+        if path is None and self._swaps(spec):
+            return self._save_beside(frame, spec)
         options = {str(k): v for k, v in spec.options.items()}
         using = options.pop("using", None) if spec.format == "table" else None
         writer = frame.write.mode(spec.mode).options(**options)
@@ -206,7 +207,48 @@ class SparkBackend(Backend):
         elif spec.format == "jdbc":
             writer.format("jdbc").options(**spec.connection).save()
         else:
-            writer.format(spec.format).save(spec.path)
+            writer.format(spec.format).save(path or spec.path)
+
+    def _swaps(self, spec: IOSpec) -> bool:
+        """An overwrite of an existing file folder (parquet, csv, json) on a local or HDFS file
+        system, replacing every partition: written beside it and swapped in (Delta and tables
+        keep their old version in the log; object stores have no atomic folder rename)."""
+        from ubunye.spark._compat import is_connect
+
+        if spec.mode != "overwrite" or spec.format not in ("parquet", "csv", "json") or is_connect(self.spark):
+            return False
+        dynamic = {str(k).lower(): str(v).lower() for k, v in spec.options.items()}.get("partitionoverwritemode")
+        dynamic = dynamic or str(self.spark.conf.get("spark.sql.sources.partitionOverwriteMode", "static")).lower()
+        if spec.partition_by and dynamic == "dynamic":
+            return False  # only the partitions written are replaced: the others stay
+        from ubunye.spark.hadoop_folder import HadoopFolder
+
+        folder = HadoopFolder(self.spark, str(spec.path))
+        return folder.scheme in ("file", "hdfs") and folder.exists(folder.path)
+
+    def _save_beside(self, frame: Any, spec: IOSpec) -> None:
+        """Write into a hidden sibling, then rename the old folder aside, the new one in, and
+        delete the old one: a write that fails half way leaves the old folder as it was."""
+        import uuid
+
+        from ubunye.spark.hadoop_folder import HadoopFolder
+
+        folder = HadoopFolder(self.spark, str(spec.path))
+        tag = uuid.uuid4().hex[:12]
+        stage, old = folder.sibling(f"new-{tag}"), folder.sibling(f"old-{tag}")
+        try:
+            self._save(frame, spec, path=stage.toString())
+        except BaseException:
+            folder.delete(stage)
+            raise
+        folder.rename(folder.path, old)
+        try:
+            folder.rename(stage, folder.path)
+        except BaseException:
+            folder.rename(old, folder.path)
+            folder.delete(stage)
+            raise
+        folder.delete(old)
 
     def _describe_table(self, spec: IOSpec) -> None:
         """A table output's comment and properties (0.8.0's unity writer set them after writing)."""
