@@ -33,7 +33,7 @@ if __name__ == "__main__" and sys.path and sys.path[0] and (
 
 import hashlib
 import struct
-from typing import Union
+from typing import Any, Union
 
 REQUEST = struct.Struct("<cIBqqqq")
 REPLY = struct.Struct("<cIqQQ")
@@ -60,6 +60,93 @@ def span_sums(data: Buffer, bounds: list[int]) -> tuple[int, int, int]:
     a = int(words[:, 0].astype(np.uint64).sum(dtype=np.uint64))
     b = int(words[:, 1].astype(np.uint64).sum(dtype=np.uint64))
     return n, a, b
+
+
+# -- the localisation sketch's cell rule (docs/spec/rows-v1-localise.md) --------------
+# Kept here, beside the hashing loop, because the worker process imports nothing of the
+# package; ubunye.hashing.sketch re-exports it and holds the rest (merge, decode, text).
+SKETCH_CELLS = 256
+SKETCH_K = 4
+GOLDEN = 0x9E3779B97F4A7C15
+MIX_1 = 0xBF58476D1CE4E5B9
+MIX_2 = 0x94D049BB133111EB
+
+
+def mix64(x: int) -> int:
+    """The SplitMix64 finaliser of one 64-bit value (Python ints, the spec's reference)."""
+    x &= MASK64
+    x = ((x ^ (x >> 30)) * MIX_1) & MASK64
+    x = ((x ^ (x >> 27)) * MIX_2) & MASK64
+    return x ^ (x >> 31)
+
+
+def check_geometry(cells: int, k: int) -> int:
+    """The width of each of the ``k`` sub-tables: ``cells / k``, a power of two >= 2."""
+    width = cells // k if k > 0 else 0
+    if k < 1 or cells != width * k or width < 2 or width & (width - 1):
+        raise ValueError(f"a sketch of {cells} cells and k={k}: cells / k must be a power of two >= 2")
+    return width
+
+
+def cell_index(a: int, j: int, width: int) -> int:
+    """Row ``a``'s cell in sub-table ``j`` (0-based): ``j * width`` + the top bits of a mix."""
+    return j * width + (mix64(a ^ (((j + 1) * GOLDEN) & MASK64)) >> (64 - (width.bit_length() - 1)))
+
+
+def check_value(a: int, b: int) -> int:
+    """The check value of a row with lanes ``a``, ``b``."""
+    return mix64(a ^ mix64(b))
+
+
+def _mix_array(x: "Any") -> "Any":
+    import numpy as np
+
+    with np.errstate(over="ignore"):
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(MIX_1)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(MIX_2)
+        return x ^ (x >> np.uint64(31))
+
+
+def lane_cells(a: "Any", b: "Any", cells: int = SKETCH_CELLS, k: int = SKETCH_K) -> "Any":
+    """The sketch cells (``cells`` x 4 uint64: count, sum A, sum B, sum check) of rows with
+    lanes ``a``, ``b`` (uint64 arrays), modulo 2^64."""
+    import numpy as np
+
+    width = check_geometry(cells, k)
+    out = np.zeros((cells, 4), dtype=np.uint64)
+    if len(a) == 0:
+        return out
+    a = np.asarray(a, dtype=np.uint64)
+    b = np.asarray(b, dtype=np.uint64)
+    check = _mix_array(a ^ _mix_array(b))
+    for start in range(0, len(a), _EXACT_ROWS):
+        _add_cells(out, a[start:start + _EXACT_ROWS], b[start:start + _EXACT_ROWS],
+                   check[start:start + _EXACT_ROWS], width, k)
+    return out
+
+
+_EXACT_ROWS = 1 << 20
+"""Rows per ``bincount``: 2^20 halves of < 2^32 each sum below 2^52, exact in a float64."""
+
+
+def _add_cells(out: "Any", a: "Any", b: "Any", check: "Any", width: int, k: int) -> None:
+    """Add the rows' cells into ``out``: per 32-bit half, ``bincount`` with float64 weights
+    (exact here, see :data:`_EXACT_ROWS`; much faster than ``np.add.at`` on uint64)."""
+    import numpy as np
+
+    shift = 64 - (width.bit_length() - 1)
+    low = np.uint64(0xFFFFFFFF)
+    halves = [(v & low).astype(np.float64) for v in (a, b, check)]
+    highs = [(v >> np.uint64(32)).astype(np.float64) for v in (a, b, check)]
+    with np.errstate(over="ignore"):
+        for j in range(k):
+            idx = (_mix_array(a ^ np.uint64(((j + 1) * GOLDEN) & MASK64)) >> np.uint64(shift)).astype(np.intp)
+            part = out[j * width:(j + 1) * width]
+            part[:, 0] += np.bincount(idx, minlength=width).astype(np.uint64)
+            for col in range(3):
+                lo = np.bincount(idx, weights=halves[col], minlength=width).astype(np.uint64)
+                hi = np.bincount(idx, weights=highs[col], minlength=width).astype(np.uint64)
+                part[:, col + 1] += lo + (hi << np.uint64(32))
 
 
 def _read_exact(fd: int, size: int) -> bytes:
