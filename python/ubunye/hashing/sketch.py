@@ -39,7 +39,8 @@ class Decoded:
     ``added``/``removed``: ``(a, b)`` lanes of the rows in B not in A / in A not in B
     (one entry per copy). ``complete``: every cell peeled to zero, so the lists are the
     whole difference. Otherwise ``estimate`` is about how many rows differ, and
-    ``at_least`` a sure lower bound.
+    ``at_least`` a sure lower bound (``saturated``: every cell of a sub-table is taken, so
+    the estimate is only that bound).
     """
 
     added: list[tuple[int, int]] = field(default_factory=list)
@@ -47,6 +48,7 @@ class Decoded:
     complete: bool = True
     estimate: int = 0
     at_least: int = 0
+    saturated: bool = False
 
     @property
     def added_names(self) -> list[str]:
@@ -59,7 +61,8 @@ class Decoded:
     def summary(self) -> str:
         """``2 rows removed, 2 added`` or ``about N rows differ``."""
         if not self.complete:
-            return f"about {self.estimate} rows differ (too many to name from the records)"
+            word = "at least" if self.saturated else "about"
+            return f"{word} {self.estimate} rows differ (too many to name from the records)"
         if not self.added and not self.removed:
             return "no row differs"
         removed = f"{len(self.removed)} row{'s' if len(self.removed) != 1 else ''} removed"
@@ -170,10 +173,15 @@ class Sketch:
             return out
         out.complete = False
         peeled = len(out.added) + len(out.removed)
-        out.at_least = peeled + max(left)
-        guesses = [-self.width * math.log(1 - z / self.width) for z in left if z < self.width]
-        rest = sum(guesses) / len(guesses) if len(guesses) == len(left) else None
-        out.estimate = max(out.at_least, peeled + round(rest)) if rest is not None else out.at_least
+        counts = [sum(min(cell[i][0], (-cell[i][0]) & MASK64) for i in range(j * self.width, (j + 1) * self.width))
+                  for j in range(self.k)]  # sum of |count|: every row left is counted once per sub-table
+        out.at_least = peeled + max(max(left), max(counts))
+        if max(left) >= self.width:  # saturated: nothing better than the bound
+            out.saturated = True
+            out.estimate = out.at_least
+            return out
+        rest = sum(-self.width * math.log(1 - z / self.width) for z in left) / self.k
+        out.estimate = max(out.at_least, peeled + round(rest))
         return out
 
     # -- the record form ------------------------------------------------------
