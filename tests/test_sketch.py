@@ -18,7 +18,7 @@ from ubunye.hashing.sketch import Sketch, difference, row_name, sketch_of_lanes
 
 VECTORS = json.loads((Path(__file__).parent / "fixtures" / "sketch" / "vectors.json").read_text(encoding="utf-8"))
 TYPES = {"int64": pa.int64(), "string": pa.string(), "float64": pa.float64()}
-DEFAULT = [c for c in VECTORS["cases"] if (c["cells"], c["k"]) == (256, 4)]
+DEFAULT = [c for c in VECTORS["cases"] if (c["cells"], c["k"]) == (320, 5)]
 
 
 def _table(case: dict) -> pa.Table:
@@ -108,11 +108,23 @@ def test_too_many_differences_say_about_how_many_never_a_list() -> None:
 def test_record_form_round_trips_and_refuses_what_it_does_not_know() -> None:
     s = Sketch().add_lanes(np.array([1, 2**64 - 1], dtype=np.uint64), np.array([3, 4], dtype=np.uint64))
     record = s.to_record()
-    assert record["version"] == "rows-v1-sketch/1" and len(record["data"]) == 10924
+    assert record["version"] == "rows-v1-sketch/1" and len(record["data"]) == 13656
     assert Sketch.from_record(json.loads(json.dumps(record))) == s
     for bad in ({**record, "version": "rows-v1-sketch/2"}, {**record, "data": record["data"][:-8]},
-                {**record, "cells": 255}, "x"):
+                {**record, "cells": 319}, "x"):
         with pytest.raises(ValueError):
             Sketch.from_record(bad)
     assert difference(record, {**record, "version": "other"}) is None
     assert row_name(1, 2**64 - 1) == "sha256:0000000000000001ffffffffffffffff"
+
+
+def test_spark_fallback_partition_body_carries_the_partitions_cells() -> None:
+    """The mapInArrow body (run here without Spark) answers its partition's cells."""
+    from ubunye.spark.fallback import partition_sums
+
+    case = next(c for c in DEFAULT if c["name"] == "three_rows")
+    table = _table(case)
+    out = list(partition_sums(iter(table.to_batches()), names=table.column_names))
+    raw = out[0].column(3).to_pylist()[0]
+    cells = np.frombuffer(raw, dtype="<u8").astype(np.uint64).reshape(case["cells"], 4)
+    assert (cells == _expected(case)).all()

@@ -126,7 +126,8 @@ def _fingerprint_arrow(frame: Any, engine: str) -> Fingerprint:
     return from_totals(shash, kinds, totals, engine)
 
 
-def from_totals(shash: Optional[str], kinds: Any, totals: Any, engine: str) -> Fingerprint:
+def from_totals(shash: Optional[str], kinds: Any, totals: Any, engine: str,
+                reason: Optional[str] = None) -> Fingerprint:
     """The fingerprint of one pass's :class:`~ubunye.hashing.digest.Totals` (sums and cells)."""
     from ubunye.hashing.digest import data_hash
     from ubunye.hashing.sketch import Sketch
@@ -134,7 +135,7 @@ def from_totals(shash: Optional[str], kinds: Any, totals: Any, engine: str) -> F
     sums = totals.sums
     sketch = Sketch(data=totals.cells) if totals.cells is not None else None
     return Fingerprint(shash, data_hash(kinds, sums), sums.rows, METHOD, engine, None, (sums.a, sums.b),
-                       sketch=sketch)
+                       reason=reason, sketch=sketch)
 
 
 def _known_rows(frame: Any) -> Optional[int]:

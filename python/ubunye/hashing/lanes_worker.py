@@ -75,8 +75,8 @@ def span_totals(data: Buffer, bounds: list[int], sketch: bool = True) -> tuple[i
 # -- the localisation sketch's cell rule (docs/spec/rows-v1-localise.md) --------------
 # Kept here, beside the hashing loop, because the worker process imports nothing of the
 # package; ubunye.hashing.sketch re-exports it and holds the rest (merge, decode, text).
-SKETCH_CELLS = 256
-SKETCH_K = 4
+SKETCH_CELLS = 320
+SKETCH_K = 5
 GOLDEN = 0x9E3779B97F4A7C15
 MIX_1 = 0xBF58476D1CE4E5B9
 MIX_2 = 0x94D049BB133111EB
