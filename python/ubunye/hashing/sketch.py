@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import math
+import struct
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
@@ -133,56 +134,9 @@ class Sketch:
         return int(sum(int(x) for x in self.data[: self.width, 0])) & MASK64
 
     # -- decoding -------------------------------------------------------------
-    def _pure(self, cell: list[list[int]], i: int) -> Optional[tuple[int, int, int]]:
-        """``(sign, a, b)`` when cell ``i`` holds exactly one row once (count +-1, the check and
-        the cell index agree), else None."""
-        count, sa, sb, sc = cell[i]
-        if count == 1:
-            sign = 1
-        elif count == MASK64:
-            sign, sa, sb, sc = -1, (-sa) & MASK64, (-sb) & MASK64, (-sc) & MASK64
-        else:
-            return None
-        if check_value(sa, sb) != sc or cell_index(sa, i // self.width, self.width) != i:
-            return None
-        return sign, sa, sb
-
     def decode(self) -> Decoded:
         """Peel this sketch (a difference ``B - A``) into added and removed rows."""
-        cell = [[int(v) for v in row] for row in self.data.tolist()]
-        out = Decoded()
-        queue = [i for i in range(self.cells) if cell[i][0] in (1, MASK64)]
-        budget = 8 * self.cells  # a false pure cell can never loop for ever
-        while queue and budget > 0:
-            i = queue.pop()
-            found = self._pure(cell, i)
-            if found is None:
-                continue
-            budget -= 1
-            sign, a, b = found
-            (out.added if sign == 1 else out.removed).append((a, b))
-            take = (sign & MASK64, (a * sign) & MASK64, (b * sign) & MASK64, (check_value(a, b) * sign) & MASK64)
-            for j in range(self.k):
-                t = cell_index(a, j, self.width)
-                cell[t] = [(cell[t][c] - take[c]) & MASK64 for c in range(4)]
-                if cell[t][0] in (1, MASK64):
-                    queue.append(t)
-        left = [sum(1 for i in range(j * self.width, (j + 1) * self.width) if any(cell[i]))
-                for j in range(self.k)]
-        if not any(left):
-            return out
-        out.complete = False
-        peeled = len(out.added) + len(out.removed)
-        counts = [sum(min(cell[i][0], (-cell[i][0]) & MASK64) for i in range(j * self.width, (j + 1) * self.width))
-                  for j in range(self.k)]  # sum of |count|: every row left is counted once per sub-table
-        out.at_least = peeled + max(max(left), max(counts))
-        if max(left) >= self.width:  # saturated: nothing better than the bound
-            out.saturated = True
-            out.estimate = out.at_least
-            return out
-        rest = sum(-self.width * math.log(1 - z / self.width) for z in left) / self.k
-        out.estimate = max(out.at_least, peeled + round(rest))
-        return out
+        return decode_cells([[int(v) for v in row] for row in self.data.tolist()], self.cells, self.k)
 
     # -- the record form ------------------------------------------------------
     def to_record(self) -> dict[str, Any]:
@@ -196,21 +150,8 @@ class Sketch:
         """The sketch of a record field; ``ValueError`` naming what is wrong."""
         import numpy as np
 
-        if not isinstance(value, dict):
-            raise ValueError(f"a sketch must be an object, not {type(value).__name__}")
-        if value.get("version") != VERSION:
-            raise ValueError(f"sketch version {value.get('version')!r} is not {VERSION!r}")
-        cells, k = value.get("cells"), value.get("k")
-        if not isinstance(cells, int) or not isinstance(k, int) or isinstance(cells, bool) or isinstance(k, bool):
-            raise ValueError("sketch cells and k must be whole numbers")
-        check_geometry(cells, k)
-        try:
-            raw = base64.b64decode(str(value.get("data", "")), validate=True)
-        except ValueError as exc:
-            raise ValueError(f"sketch data is not base64: {exc}") from None
-        if len(raw) != cells * 32:
-            raise ValueError(f"sketch data holds {len(raw)} bytes, expected {cells * 32}")
-        return cls(cells, k, np.frombuffer(raw, dtype="<u8").astype(np.uint64).reshape(cells, 4))
+        cells, k, cell = parse_record(value)
+        return cls(cells, k, np.array(cell, dtype=np.uint64).reshape(cells, 4))
 
 
 def sketch_of_lanes(lanes: Iterable[tuple[int, int]], cells: int = SKETCH_CELLS, k: int = SKETCH_K) -> Sketch:
@@ -223,11 +164,89 @@ def sketch_of_lanes(lanes: Iterable[tuple[int, int]], cells: int = SKETCH_CELLS,
 
 def difference(old: Any, new: Any) -> Optional[Decoded]:
     """The decoded difference of two record fields (``new - old``); None when either is
-    missing, of another version or shape, or damaged."""
+    missing, of another version or shape, or damaged. Plain Python (no numpy)."""
     if old is None or new is None:
         return None
     try:
-        a, b = Sketch.from_record(old), Sketch.from_record(new)
-        return (b - a).decode()
+        ca, ka, a = parse_record(old)
+        cb, kb, b = parse_record(new)
     except ValueError:
         return None
+    if (ca, ka) != (cb, kb):
+        return None
+    cell = [[(y - x) & MASK64 for x, y in zip(ra, rb)] for ra, rb in zip(a, b)]
+    return decode_cells(cell, ca, ka)
+
+
+def _pure(cell: list[list[int]], i: int, width: int) -> Optional[tuple[int, int, int]]:
+    """``(sign, a, b)`` when cell ``i`` holds exactly one row once (count +-1, the check and
+    the cell index agree), else None."""
+    count, sa, sb, sc = cell[i]
+    if count == 1:
+        sign = 1
+    elif count == MASK64:
+        sign, sa, sb, sc = -1, (-sa) & MASK64, (-sb) & MASK64, (-sc) & MASK64
+    else:
+        return None
+    if check_value(sa, sb) != sc or cell_index(sa, i // width, width) != i:
+        return None
+    return sign, sa, sb
+
+
+def decode_cells(cell: list[list[int]], cells: int, k: int) -> Decoded:
+    """Peel a difference given as ``cells`` lists of four ints (changed in place); plain
+    Python, so that reading records needs no numpy."""
+    width = check_geometry(cells, k)
+    out = Decoded()
+    queue = [i for i in range(cells) if cell[i][0] in (1, MASK64)]
+    budget = 8 * cells  # a false pure cell can never loop for ever
+    while queue and budget > 0:
+        i = queue.pop()
+        found = _pure(cell, i, width)
+        if found is None:
+            continue
+        budget -= 1
+        sign, a, b = found
+        (out.added if sign == 1 else out.removed).append((a, b))
+        take = (sign & MASK64, (a * sign) & MASK64, (b * sign) & MASK64, (check_value(a, b) * sign) & MASK64)
+        for j in range(k):
+            t = cell_index(a, j, width)
+            cell[t] = [(cell[t][c] - take[c]) & MASK64 for c in range(4)]
+            if cell[t][0] in (1, MASK64):
+                queue.append(t)
+    left = [sum(1 for i in range(j * width, (j + 1) * width) if any(cell[i])) for j in range(k)]
+    if not any(left):
+        return out
+    out.complete = False
+    peeled = len(out.added) + len(out.removed)
+    counts = [sum(min(cell[i][0], (-cell[i][0]) & MASK64) for i in range(j * width, (j + 1) * width))
+              for j in range(k)]  # sum of |count|: every row left is counted once per sub-table
+    out.at_least = peeled + max(max(left), max(counts))
+    if max(left) >= width:  # saturated: nothing better than the bound
+        out.saturated = True
+        out.estimate = out.at_least
+        return out
+    rest = sum(-width * math.log(1 - z / width) for z in left) / k
+    out.estimate = max(out.at_least, peeled + round(rest))
+    return out
+
+
+def parse_record(value: Any) -> tuple[int, int, list[list[int]]]:
+    """``(cells, k, cell lists)`` of a record field, without numpy; ``ValueError`` naming
+    what is wrong."""
+    if not isinstance(value, dict):
+        raise ValueError(f"a sketch must be an object, not {type(value).__name__}")
+    if value.get("version") != VERSION:
+        raise ValueError(f"sketch version {value.get('version')!r} is not {VERSION!r}")
+    cells, k = value.get("cells"), value.get("k")
+    if not isinstance(cells, int) or not isinstance(k, int) or isinstance(cells, bool) or isinstance(k, bool):
+        raise ValueError("sketch cells and k must be whole numbers")
+    check_geometry(cells, k)
+    try:
+        raw = base64.b64decode(str(value.get("data", "")), validate=True)
+    except ValueError as exc:
+        raise ValueError(f"sketch data is not base64: {exc}") from None
+    if len(raw) != cells * 32:
+        raise ValueError(f"sketch data holds {len(raw)} bytes, expected {cells * 32}")
+    words = struct.unpack(f"<{cells * 4}Q", raw)
+    return cells, k, [list(words[i:i + 4]) for i in range(0, cells * 4, 4)]

@@ -33,13 +33,13 @@ class Where:
 
 def no_sketch_reason(sa: Step, sb: Step) -> Optional[str]:
     """Why the two steps cannot be localised, or None when both carry a usable sketch."""
-    from ubunye.hashing.sketch import Sketch
+    from ubunye.hashing.sketch import parse_record
 
     for label, step in (("run A", sa), ("run B", sb)):
         if step.sketch is None:
             return f"{label} recorded no sketch of its rows"
         try:
-            Sketch.from_record(step.sketch)
+            parse_record(step.sketch)
         except ValueError as exc:
             return f"{label}'s sketch cannot be read: {exc}"
     if (sa.sketch.get("cells"), sa.sketch.get("k")) != (sb.sketch.get("cells"), sb.sketch.get("k")):
