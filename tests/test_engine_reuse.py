@@ -107,6 +107,8 @@ def test_a_raw_input_is_scanned_once_then_reused(usecase: Path) -> None:
     assert only(second["inputs"])["hash_pass"] == "reused"
     assert only(second["inputs"])["hash_reused_from"].endswith(f"{first['run_id']}:input:raw")
     assert same_hash(only(first["inputs"]), only(second["inputs"]))
+    sketch = only(first["inputs"])["sketch"]  # the reused step carries the same rows' sketch
+    assert sketch is not None and only(second["inputs"])["sketch"] == sketch
 
 
 def test_a_changed_file_is_hashed_again(usecase: Path) -> None:

@@ -200,7 +200,7 @@ def _killing(table: pa.Table, after: int) -> Iterator[pa.RecordBatch]:
     for i, batch in enumerate(table.to_batches(max_chunksize=20_000)):
         if i == after:
             worker = parallel._worker
-            assert worker is not None and worker.rows_done + sum(r for r, _ in worker._pending.values()) > 0
+            assert worker is not None and worker.rows_done + sum(r for r, *_ in worker._pending.values()) > 0
             os.kill(worker.pid, signal.SIGKILL)
             worker.proc.wait(timeout=30)
         yield batch
@@ -225,7 +225,7 @@ def test_worker_error_reply_raises() -> None:
         worker.drain()  # nothing queued: returns at once
         while not worker.ready:
             worker._collect(block=True)
-        worker._pending[99] = (1, 0)  # pretend a request for a slot that does not exist
+        worker._pending[99] = (1, 0, False)  # pretend a request for a slot that does not exist
         os.write(worker._ctl, parallel.lanes_worker.REQUEST.pack(b"H", 99, 4, 1, 8, 0, 0))
         with pytest.raises(HashWorkerError, match="failed: ValueError: bad request"):
             worker.drain()

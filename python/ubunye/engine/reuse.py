@@ -47,7 +47,7 @@ class HashReuse:
             return False
         step = found.step
         event.fingerprint = Fingerprint(step.schema_hash, step.data_hash, step.row_count,
-                                        engine=step.hash_engine or "")
+                                        engine=step.hash_engine or "", sketch=_sketch(step.sketch))
         event.hash_pass = REUSED
         event.hash_reused_from = found.source
         event.hash_seconds = time.perf_counter() - started
@@ -56,3 +56,15 @@ class HashReuse:
     def publish(self, record: Any, specs: Mapping[str, IOSpec]) -> None:
         """Note the record's signed steps (``specs`` by ``"<direction>:<name>"``) for later runs."""
         self.known.publish(record, {key: location_identity(s.location) for key, s in specs.items()})
+
+
+def _sketch(field: Any) -> Any:
+    """The reused step's sketch (same rows, so the same sketch), or None when it has none."""
+    if field is None:
+        return None
+    from ubunye.hashing.sketch import Sketch
+
+    try:
+        return Sketch.from_record(field)
+    except ValueError:
+        return None

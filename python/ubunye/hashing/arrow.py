@@ -16,10 +16,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional, Union
 
 from ubunye.hashing.arrow_types import arrow_schema_kinds
-from ubunye.hashing.digest import LaneSums
+from ubunye.hashing.digest import LaneSums, Totals
 from ubunye.hashing.errors import RowsV1Error
 from ubunye.hashing.kinds import Kind
-from ubunye.hashing.lanes_worker import span_sums
+from ubunye.hashing.lanes_worker import span_totals
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
@@ -43,7 +43,21 @@ def lane_sums(
     threads: bool = False,
     rows_hint: Optional[int] = None,
 ) -> LaneSums:
-    """Row count and lane sums of all rows of ``batches`` (vectorised, bounded memory).
+    """Row count and lane sums of all rows of ``batches``: :func:`lane_totals` without
+    the sketch."""
+    return lane_totals(batches, workers=workers, threads=threads, rows_hint=rows_hint, sketch=False).sums
+
+
+def lane_totals(
+    batches: Iterable[Union["pa.RecordBatch", "pa.Table"]],
+    *,
+    workers: Optional[int] = None,
+    threads: bool = False,
+    rows_hint: Optional[int] = None,
+    sketch: bool = True,
+) -> Totals:
+    """Row count, lane sums and (``sketch``) the localisation sketch's cells of all rows of
+    ``batches``, in one pass (vectorised, bounded memory).
 
     Batches are cut into chunks of :data:`CHUNK_ROWS`; the lines of one chunk
     are built at a time and hashed.
@@ -69,12 +83,12 @@ def lane_sums(
     if threads and n > 1:
         raise ValueError(f"threads=True hashes in one process; it cannot be combined with workers={workers}")
     if n > 1:
-        return _parallel_sums(batches, auto=workers is None, known=known)
-    total = LaneSums()
+        return _parallel_sums(batches, auto=workers is None, known=known, sketch=sketch)
+    total = _empty(sketch)
     chunks = _chunks(batches)
     if not threads:
         for chunk, kinds in chunks:
-            total = total + hash_lines(line_array(chunk, kinds))
+            total = total + hash_lines(line_array(chunk, kinds), sketch)
         return total
     from concurrent.futures import ThreadPoolExecutor
 
@@ -83,11 +97,22 @@ def lane_sums(
         for chunk, kinds in chunks:
             future = pool.submit(line_array, chunk, kinds)
             if pending is not None:
-                total = total + hash_lines(pending.result())
+                total = total + hash_lines(pending.result(), sketch)
             pending = future
         if pending is not None:
-            total = total + hash_lines(pending.result())
+            total = total + hash_lines(pending.result(), sketch)
     return total
+
+
+def _empty(sketch: bool) -> Totals:
+    """The totals of no rows (with zero cells when the sketch is asked for)."""
+    if not sketch:
+        return Totals()
+    import numpy as np
+
+    from ubunye.hashing.lanes_worker import SKETCH_CELLS
+
+    return Totals(LaneSums(), np.zeros((SKETCH_CELLS, 4), dtype=np.uint64))
 
 
 def _known_rows(batches: object) -> Optional[int]:
@@ -103,8 +128,8 @@ def _known_rows(batches: object) -> Optional[int]:
 
 
 def _parallel_sums(
-    batches: Iterable[Union["pa.RecordBatch", "pa.Table"]], *, auto: bool, known: Optional[int]
-) -> LaneSums:
+    batches: Iterable[Union["pa.RecordBatch", "pa.Table"]], *, auto: bool, known: Optional[int], sketch: bool
+) -> Totals:
     """:func:`lane_sums` with the shared worker process hashing some of the chunks.
 
     In auto mode with an unknown size the worker is taken once
@@ -116,7 +141,7 @@ def _parallel_sums(
     """
     from ubunye.hashing import parallel
 
-    total = LaneSums()
+    total = _empty(sketch)
     worker: Optional[parallel.LaneWorker] = None
     tried = False
     seen = 0
@@ -142,9 +167,9 @@ def _parallel_sums(
                     parallel.disable_auto(str(exc))
                     worker = None
                 if worker is not None and worker.can_take():
-                    worker.submit(lines)
+                    worker.submit(lines, sketch)
                     continue
-            total = total + hash_lines(lines)
+            total = total + hash_lines(lines, sketch)
         if worker is not None:
             total = total + worker.drain()
         ok = True
@@ -259,18 +284,20 @@ def _plain_lines(lines: "pa.Array") -> "pa.Array":
     return lines
 
 
-def hash_lines(lines: "pa.Array") -> LaneSums:
-    """Row count and lane sums of a string (or binary) array of lines, in this process."""
+def hash_lines(lines: "pa.Array", sketch: bool = False) -> Totals:
+    """Row count, lane sums (and ``sketch`` cells) of a string (or binary) array of lines,
+    in this process."""
     import numpy as np
     import pyarrow as pa
 
     n = len(lines)
     if n == 0:
-        return LaneSums()
+        return _empty(sketch)
     lines = _plain_lines(lines)
     large = pa.types.is_large_string(lines.type) or pa.types.is_large_binary(lines.type)
     off_type = np.int64 if large else np.int32
     _, off_buf, data_buf = lines.buffers()
     offsets = np.frombuffer(off_buf, dtype=off_type, count=n + 1, offset=lines.offset * np.dtype(off_type).itemsize)
     data = memoryview(data_buf) if data_buf is not None else memoryview(b"")
-    return LaneSums(*span_sums(data, offsets.tolist()))
+    rows, a, b, cells = span_totals(data, offsets.tolist(), sketch)
+    return Totals(LaneSums(rows, a, b), cells)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Iterable, NamedTuple, Sequence, Union
+from typing import Any, Iterable, NamedTuple, Sequence, Union
 
 from ubunye.hashing.jsontext import compact_json
 
@@ -31,6 +31,23 @@ class LaneSums(NamedTuple):
         if other == 0:  # so that sum() works
             return self
         return NotImplemented
+
+
+class Totals(NamedTuple):
+    """What one pass over rows gives: the lane sums and, when asked for, the localisation
+    sketch's cells (a ``cells x 4`` uint64 array, see :mod:`ubunye.hashing.sketch`)."""
+
+    sums: LaneSums = LaneSums()
+    cells: Any = None
+
+    def __add__(self, other: object) -> "Totals":  # type: ignore[override]
+        if not isinstance(other, Totals):
+            return NotImplemented
+        if self.cells is None or other.cells is None:
+            cells = self.cells if other.cells is None else other.cells
+        else:
+            cells = self.cells + other.cells  # uint64: wraps, modulo 2^64
+        return Totals(self.sums + other.sums, cells)
 
 
 def line_lanes(line: Union[bytes, str]) -> tuple[int, int]:

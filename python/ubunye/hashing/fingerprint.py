@@ -6,7 +6,7 @@ place of a data hash.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field, fields
 from typing import Any, Optional
 
 from ubunye.hashing.digest import METHOD
@@ -31,6 +31,9 @@ class Fingerprint:
       saying why the native engine was not used (no jar, a jar for another line, a JVM
       too old for it, ``engine="spark-sql"`` asked for); else None. So
       ``assert fp.engine == "spark-native", fp.reason`` explains itself.
+    - ``sketch``: the localisation sketch of the same rows
+      (:class:`~ubunye.hashing.sketch.Sketch`), taken in the same pass, or None
+      (an engine that does not compute it yet). Not part of :meth:`to_dict`.
     """
 
     schema_hash: Optional[str]
@@ -41,13 +44,14 @@ class Fingerprint:
     error: Optional[str] = None
     sums: Optional[tuple[int, int]] = None
     reason: Optional[str] = None
+    sketch: Any = field(default=None, compare=False, repr=False)
 
     @property
     def ok(self) -> bool:
         return self.data_hash is not None
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
+        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "sketch"}
         d["sums"] = list(self.sums) if self.sums is not None else None
         return d
 
@@ -110,16 +114,28 @@ def _fingerprint_arrow(frame: Any, engine: str) -> Fingerprint:
     shash = schema_hash(kinds)
     try:
         if engine == "rows":
-            from ubunye.hashing.reference import reference_arrow_sums
+            from ubunye.hashing.reference import reference_arrow_totals
 
-            sums = reference_arrow_sums(source.batches)
+            totals = reference_arrow_totals(source.batches)
         else:
-            from ubunye.hashing.arrow import lane_sums
+            from ubunye.hashing.arrow import lane_totals
 
-            sums = lane_sums(source.batches, workers=None, rows_hint=_known_rows(frame))  # auto: 2 cores if big
+            totals = lane_totals(source.batches, workers=None, rows_hint=_known_rows(frame))  # auto: 2 cores if big
     except Exception as exc:  # a value with no canonical text, or rows that cannot be read
         return _failed(shash, engine, exc)
-    return Fingerprint(shash, data_hash(kinds, sums), sums.rows, METHOD, engine, None, (sums.a, sums.b))
+    return from_totals(shash, kinds, totals, engine)
+
+
+def from_totals(shash: Optional[str], kinds: Any, totals: Any, engine: str,
+                reason: Optional[str] = None) -> Fingerprint:
+    """The fingerprint of one pass's :class:`~ubunye.hashing.digest.Totals` (sums and cells)."""
+    from ubunye.hashing.digest import data_hash
+    from ubunye.hashing.sketch import Sketch
+
+    sums = totals.sums
+    sketch = Sketch(data=totals.cells) if totals.cells is not None else None
+    return Fingerprint(shash, data_hash(kinds, sums), sums.rows, METHOD, engine, None, (sums.a, sums.b),
+                       reason=reason, sketch=sketch)
 
 
 def _known_rows(frame: Any) -> Optional[int]:
@@ -135,7 +151,7 @@ def _known_rows(frame: Any) -> Optional[int]:
 def _fingerprint_port(frame: Any) -> Fingerprint:
     from ubunye.hashing.digest import data_hash, schema_hash
     from ubunye.hashing.frames import port_kinds
-    from ubunye.hashing.reference import parse_kinds, reference_sums
+    from ubunye.hashing.reference import parse_kinds, reference_totals
 
     try:
         pairs = port_kinds(frame.schema)
@@ -145,7 +161,7 @@ def _fingerprint_port(frame: Any) -> Fingerprint:
     texts = [(n, k.text) for n, k in kinds]
     shash = schema_hash(texts)
     try:
-        sums = reference_sums(frame.collect(), kinds)
+        totals = reference_totals(frame.collect(), kinds)
     except Exception as exc:
         return _failed(shash, "rows", exc)
-    return Fingerprint(shash, data_hash(texts, sums), sums.rows, METHOD, "rows", None, (sums.a, sums.b))
+    return from_totals(shash, texts, totals, "rows")

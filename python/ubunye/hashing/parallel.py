@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 from ubunye.hashing import lanes_worker
-from ubunye.hashing.digest import LaneSums
+from ubunye.hashing.digest import LaneSums, Totals
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
@@ -131,7 +131,7 @@ class LaneWorker:
         self.broken: Optional[str] = None
         self.rows_done = 0  # rows whose sums the worker has answered
         self._free = list(range(slots))
-        self._pending: dict[int, tuple[int, int]] = {}  # slot -> (rows, bytes) sent
+        self._pending: dict[int, tuple[int, int, bool]] = {}  # slot -> (rows, bytes, sketch) sent
         fds: list[int] = []
         try:
             ctl_r, self._ctl = os.pipe()
@@ -177,8 +177,9 @@ class LaneWorker:
         """True if a chunk may be sent now (the worker is ready and not full)."""
         return not self.broken and self.ready and bool(self._free)
 
-    def submit(self, lines: "pa.Array") -> None:
-        """Queue the chunk ``lines`` (a string/binary array without nulls) at the worker."""
+    def submit(self, lines: "pa.Array", sketch: bool = False) -> None:
+        """Queue the chunk ``lines`` (a string/binary array without nulls) at the worker
+        (``sketch``: its answer also carries the chunk's sketch cells)."""
         import numpy as np
         import pyarrow as pa
 
@@ -194,7 +195,7 @@ class LaneWorker:
             written = os.pwritev(self._slots[slot], [offsets, data], 0)
             if written != len(offsets) + len(data):
                 raise HashWorkerError(f"short write to the rows-v1 worker slot ({written} bytes)")
-            request = lanes_worker.REQUEST.pack(b"H", slot, width, n, len(offsets), len(data), base)
+            request = lanes_worker.REQUEST.pack(b"K" if sketch else b"H", slot, width, n, len(offsets), len(data), base)
             os.write(self._ctl, request)
         except BrokenPipeError:
             self._free.append(slot)
@@ -205,25 +206,25 @@ class LaneWorker:
         except BaseException:
             self._free.append(slot)
             raise
-        self._pending[slot] = (n, len(offsets) + len(data))
+        self._pending[slot] = (n, len(offsets) + len(data), sketch)
 
     # -- receiving ----------------------------------------------------------
-    def drain(self) -> LaneSums:
+    def drain(self) -> Totals:
         """Wait for every queued chunk; the sum of their results."""
-        total = LaneSums()
+        total = Totals()
         while self._pending:
             total = total + self._collect(block=True)
         return total
 
-    def take_done(self) -> LaneSums:
+    def take_done(self) -> Totals:
         """The sum of the results that have already arrived (without waiting).
 
         Also notices the worker's start-up message (then :attr:`ready` is True).
         """
         return self._collect(block=False)
 
-    def _collect(self, block: bool) -> LaneSums:
-        total = LaneSums()
+    def _collect(self, block: bool) -> Totals:
+        total = Totals()
         while True:
             expect_start = not self.ready
             if not self._pending and not expect_start:
@@ -231,7 +232,7 @@ class LaneWorker:
             if expect_start:
                 timeout = START_TIMEOUT_S if block else 0.0
             else:
-                queued = sum(size for _, size in self._pending.values())
+                queued = sum(size for _, size, _ in self._pending.values())
                 timeout = (RESULT_TIMEOUT_S + queued / BYTES_PER_S_FLOOR) if block else 0.0
             if not self._readable(timeout):
                 if not block:
@@ -241,7 +242,7 @@ class LaneWorker:
             total = total + self._read_reply()
             block = False  # more replies may be waiting; read them without blocking
 
-    def _read_reply(self) -> LaneSums:
+    def _read_reply(self) -> Totals:
         head = lanes_worker._read_exact(self._rep, lanes_worker.REPLY.size) if not self.broken else b""
         if len(head) != lanes_worker.REPLY.size:
             when = f"with {len(self._pending)} chunk(s) unanswered" if self.ready else "before it was ready"
@@ -249,17 +250,26 @@ class LaneWorker:
         tag, slot, rows, a, b = lanes_worker.REPLY.unpack(head)
         if tag == b"S":
             self.ready = True
-            return LaneSums()
+            return Totals()
         if tag == b"E":
             message = lanes_worker._read_exact(self._rep, rows).decode("utf-8", "replace")
             self._fail(f"rows-v1 hashing worker (pid {self.pid}) failed: {message}")
         if tag != b"R" or slot not in self._pending or self._pending[slot][0] != rows:
             self._fail(f"rows-v1 hashing worker (pid {self.pid}) answered {tag!r} for slot {slot} "
                        f"with {rows} rows; expected one of {self._pending}")
+        cells = None
+        if self._pending[slot][2]:
+            size = lanes_worker.SKETCH_CELLS * 32
+            raw = lanes_worker._read_exact(self._rep, size)
+            if len(raw) != size:
+                self._fail(f"rows-v1 hashing worker (pid {self.pid}) sent {len(raw)} of {size} sketch bytes")
+            import numpy as np
+
+            cells = np.frombuffer(raw, dtype="<u8").astype(np.uint64).reshape(lanes_worker.SKETCH_CELLS, 4)
         del self._pending[slot]
         self._free.append(slot)
         self.rows_done += rows
-        return LaneSums(rows, a, b)
+        return Totals(LaneSums(rows, a, b), cells)
 
     def trim(self) -> None:
         """Free slot files grown past :data:`~ubunye.hashing.lanes_worker.KEEP_BYTES` (nothing queued)."""

@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from decimal import Context, Decimal
 from typing import Any, Callable, Iterable, Sequence
 
-from ubunye.hashing.digest import LaneSums, sums_of_lines
+from ubunye.hashing.digest import MASK64, LaneSums, Totals, line_lanes, sums_of_lines
 from ubunye.hashing.errors import RowsV1Error
 from ubunye.hashing.javatext import double_text, float_text
 from ubunye.hashing.jsontext import line_string
@@ -299,17 +299,43 @@ def reference_sums(rows: Iterable[Mapping[str, Any]], kinds: Sequence[tuple[str,
     return sums_of_lines(line.encode("utf-8") for line in reference_lines(rows, kinds))
 
 
+def reference_totals(rows: Iterable[Mapping[str, Any]], kinds: Sequence[tuple[str, Kind]]) -> Totals:
+    """Lane sums and the sketch's cells of ``rows``, row by row in plain Python (the
+    yardstick of the vectorised cell rule)."""
+    from ubunye.hashing.sketch import Sketch
+
+    sketch = Sketch()
+    rows_n = a = b = 0
+    for line in reference_lines(rows, kinds):
+        la, lb = line_lanes(line.encode("utf-8"))
+        rows_n, a, b = rows_n + 1, (a + la) & MASK64, (b + lb) & MASK64
+        sketch.add_row(la, lb)
+    return Totals(LaneSums(rows_n, a, b), sketch.data)
+
+
 def reference_arrow_sums(batches: Iterable[Any]) -> LaneSums:
     """Lane sums of Arrow record batches, row by row through ``to_pylist``.
 
     The yardstick for :func:`ubunye.hashing.arrow.lane_sums`.
     """
+    return reference_arrow_totals(batches, sketch=False).sums
+
+
+def reference_arrow_totals(batches: Iterable[Any], sketch: bool = True) -> Totals:
+    """:func:`reference_arrow_sums` with the sketch's cells (``sketch``), row by row."""
     from ubunye.hashing.arrow_types import arrow_schema_kinds
 
-    total = LaneSums()
+    total = Totals()
     for batch in batches:
         kinds = arrow_schema_kinds(batch.schema)
-        total = total + reference_sums(arrow_rows(batch), kinds)
+        if sketch:
+            total = total + reference_totals(arrow_rows(batch), kinds)
+        else:
+            total = total + Totals(reference_sums(arrow_rows(batch), kinds))
+    if sketch and total.cells is None:
+        from ubunye.hashing.sketch import Sketch
+
+        total = Totals(total.sums, Sketch().data)
     return total
 
 

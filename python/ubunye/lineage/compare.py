@@ -75,6 +75,8 @@ class StepDiff:
     # The reader settings (options and schema) of an input: they explain a change, so they
     # are reported (``reason``) but never decide the verdict, which the hashes decide.
     reader: Optional[FieldDiff] = None
+    # Which rows differ (a changed data hash, both steps with a sketch): see lineage/localise.py.
+    where: Optional[Any] = None
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -88,6 +90,8 @@ class StepDiff:
         }
         if self.reader is not None:
             d["reader"] = self.reader.to_dict()
+        if self.where is not None:
+            d["where"] = self.where.to_dict()
         if self.reason is not None:
             d["reason"] = self.reason
         return d
@@ -293,7 +297,13 @@ def compare_steps(direction: str, name: str, sa: Step, sb: Step,
     data = _hash_diff("data_hash", sa, sb, sa.data_hash, sb.data_hash, labels)
     location = _plain("location", sa.location, sb.location)
     verdict = max((rows.verdict, schema.verdict, data.verdict), key=lambda v: _SEVERITY[v])
-    return StepDiff(direction, name, verdict, rows, schema, data, location, reader=_reader_diff(sa, sb, labels))
+    where = None
+    if data.verdict == CHANGED:  # the hash decides; the sketch only says where
+        from ubunye.lineage.localise import locate
+
+        where = locate(sa, sb)
+    return StepDiff(direction, name, verdict, rows, schema, data, location, reader=_reader_diff(sa, sb, labels),
+                    where=where)
 
 
 def _settings(step: Step) -> Optional[dict[str, Any]]:
@@ -379,6 +389,8 @@ def describe_problem(step: StepDiff) -> str:
                 text += f" ({f.reason})"
             parts.append(text)
     line = f"{step.direction} {step.name!r}: " + ", ".join(parts)
+    if step.where is not None:
+        line += f"; {step.where.summary}"
     if step.reader is not None and step.reader.verdict == CHANGED:
         line += f"; reader settings changed: {step.reader.reason}"
     return line

@@ -147,6 +147,10 @@ class Step:
     # and in records of other writers, which ignore both.
     options: Optional[dict[str, str]] = None
     schema: Optional[str] = None
+    # The rows-v1 localisation sketch of the same rows as the data hash
+    # (docs/spec/rows-v1-localise.md: {"version", "cells", "k", "data"}), or None.
+    # Optional: records without it compare as before; it never decides same or changed.
+    sketch: Optional[dict[str, Any]] = None
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], where: str = "step") -> "Step":
@@ -164,10 +168,15 @@ class Step:
             d["options"] = _container(f"{where}.options", d["options"], dict)
             for key, value in d["options"].items():
                 _check(f"{where}.options.{key}", value, _TEXT)
+        if d.get("sketch") is not None:
+            d["sketch"] = _container(f"{where}.sketch", d["sketch"], dict)
         return cls(**d)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        d = asdict(self)
+        if d.get("sketch") is None:  # records without a sketch stay as they were written
+            d.pop("sketch", None)
+        return d
 
 
 @dataclass

@@ -117,6 +117,8 @@ class StepHasher:
             step.hash_error = current().error(fp_error) or "no data hash was computed"
         else:
             step.hash_error = None
+            sketch = getattr(fp, "sketch", None)
+            step.sketch = sketch.to_record() if sketch is not None else None
 
 
 def build_steps(hasher: StepHasher, events: Iterable[Any]) -> list[Step]:

@@ -24,12 +24,12 @@ import re
 from functools import partial
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional, Sequence
 
-from ubunye.hashing.digest import MASK64, LaneSums
+from ubunye.hashing.digest import MASK64, LaneSums, Totals
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
 
-SUMS_SCHEMA = "rows bigint, a bigint, b bigint"
+SUMS_SCHEMA = "rows bigint, a bigint, b bigint, cells binary"
 # what a Python worker says when its interpreter lacks a module the fallback runs there
 _MISSING_ON_WORKER = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named '(ubunye|pyarrow)[\w.]*'")
 
@@ -48,7 +48,9 @@ def to_signed(x: int) -> int:
 def partition_sums(
     batches: Iterable["pa.RecordBatch"], names: Optional[Sequence[str]] = None
 ) -> Iterator["pa.RecordBatch"]:
-    """``mapInArrow`` body: one row (rows, a, b) for the whole partition.
+    """``mapInArrow`` body: one row (rows, a, b, cells) for the whole partition; ``cells``
+    are the partition's localisation sketch (little-endian u64s, cell by cell, as in the
+    record form of ``docs/spec/rows-v1-localise.md``).
 
     ``names``: the real column names, given back to the batches' columns (the
     DataFrame is handed over with positional names, see :func:`fallback_input`).
@@ -56,7 +58,7 @@ def partition_sums(
     """
     import pyarrow as pa
 
-    from ubunye.hashing.arrow import lane_sums
+    from ubunye.hashing.arrow import lane_totals
 
     def renamed() -> Iterator["pa.RecordBatch"]:
         for batch in batches:
@@ -65,14 +67,16 @@ def partition_sums(
             else:
                 yield pa.RecordBatch.from_arrays(batch.columns, names=list(names))
 
-    sums = lane_sums(renamed(), workers=1)  # one process per Spark task
+    totals = lane_totals(renamed(), workers=1)  # one process per Spark task
+    sums = totals.sums
     yield pa.RecordBatch.from_arrays(
         [
             pa.array([sums.rows], pa.int64()),
             pa.array([to_signed(sums.a)], pa.int64()),
             pa.array([to_signed(sums.b)], pa.int64()),
+            pa.array([totals.cells.astype("<u8").tobytes()], pa.binary()),
         ],
-        names=["rows", "a", "b"],
+        names=["rows", "a", "b", "cells"],
     )
 
 
@@ -96,14 +100,24 @@ def fallback_input(df: Any) -> tuple[Any, Optional[list[str]]]:
 
 def fallback_sums(df: Any) -> LaneSums:
     """Row count and lane sums of ``df`` through ``mapInArrow`` (classic or Connect)."""
+    return fallback_totals(df).sums
+
+
+def fallback_totals(df: Any) -> Totals:
+    """Row count, lane sums and the sketch's cells of ``df`` through ``mapInArrow``."""
+    import numpy as np
+
+    from ubunye.hashing.lanes_worker import SKETCH_CELLS
+
     frame, names = fallback_input(df)
     try:
         rows = frame.mapInArrow(partial(partition_sums, names=names), SUMS_SCHEMA).collect()
     except Exception as exc:
         raise worker_import_error(exc, df) or exc
-    total = LaneSums()
+    total = Totals(LaneSums(), np.zeros((SKETCH_CELLS, 4), dtype=np.uint64))
     for row in rows:
-        total = total + LaneSums(int(row["rows"]), int(row["a"]) & MASK64, int(row["b"]) & MASK64)
+        cells = np.frombuffer(bytes(row["cells"]), dtype="<u8").astype(np.uint64).reshape(SKETCH_CELLS, 4)
+        total = total + Totals(LaneSums(int(row["rows"]), int(row["a"]) & MASK64, int(row["b"]) & MASK64), cells)
     return total
 
 

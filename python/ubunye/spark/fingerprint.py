@@ -15,9 +15,9 @@ import re
 import warnings
 from typing import Any, Optional
 
-from ubunye.hashing.digest import LaneSums, data_hash, schema_hash
+from ubunye.hashing.digest import LaneSums, Totals, data_hash, schema_hash
 from ubunye.hashing.errors import RowsV1Error, one_line_error
-from ubunye.hashing.fingerprint import METHOD, Fingerprint
+from ubunye.hashing.fingerprint import METHOD, Fingerprint, from_totals
 from ubunye.spark import _compat
 from ubunye.spark.jar import JarError, JarMismatchWarning
 
@@ -117,7 +117,7 @@ def fingerprint_spark(df: Any, *, engine: Optional[str] = None) -> Fingerprint:
     ``data_hash = None`` and a one-line ``error`` (spec section 5). On the fallback,
     ``reason`` says in one line why the native engine was not used.
     """
-    from ubunye.spark.fallback import fallback_sums
+    from ubunye.spark.fallback import fallback_totals
     from ubunye.spark.kinds import spark_kinds
     from ubunye.spark.native import native_sums
 
@@ -130,7 +130,8 @@ def fingerprint_spark(df: Any, *, engine: Optional[str] = None) -> Fingerprint:
         return Fingerprint(None, None, None, METHOD, chosen, spark_error(exc), reason=why)
     shash = schema_hash(kinds)
     try:
-        sums = native_sums(df) if chosen == NATIVE else fallback_sums(df)
+        # the native aggregate has no sketch yet (docs/spec/rows-v1-localise.md section 8)
+        totals = Totals(native_sums(df)) if chosen == NATIVE else fallback_totals(df)
     except Exception as exc:  # a value with no canonical text, or rows that cannot be read
         return Fingerprint(shash, None, None, METHOD, chosen, spark_error(exc), reason=why)
-    return Fingerprint(shash, data_hash(kinds, sums), sums.rows, METHOD, chosen, None, (sums.a, sums.b), why)
+    return from_totals(shash, kinds, totals, chosen, reason=why)

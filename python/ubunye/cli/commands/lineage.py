@@ -268,5 +268,9 @@ from ubunye.cli.commands.lineage_report import report_command  # noqa: E402 (one
 
 lineage_group.add_command(report_command)
 
+from ubunye.cli.commands.lineage_diff import diff_command  # noqa: E402 (one command, one file)
+
+lineage_group.add_command(diff_command)
+
 for _name, _command in _refused.LINEAGE_COMMANDS.items():  # 0.8.0's `lineage focus`: one line saying why
     lineage_group.add_command(_command, _name)

@@ -1,0 +1,130 @@
+"""Where two runs' data differ, from their records alone: the rows-v1 sketches decoded.
+
+Spec: ``docs/spec/rows-v1-localise.md``. :func:`locate` takes two steps (run A's, run
+B's) and answers which rows were removed and added, by name (``sha256:`` and the first
+32 hex digits of the row digest), or about how many differ when the difference is too
+large to decode. It never decides *same* or *changed*: the data hash does.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from ubunye.lineage.record import Step
+
+
+@dataclass
+class Where:
+    """The decoded difference of one step between two runs."""
+
+    complete: bool
+    removed: list[str] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)
+    estimate: Optional[int] = None  # when not complete: about how many rows differ
+    summary: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"complete": self.complete, "summary": self.summary,
+                             "removed": list(self.removed), "added": list(self.added)}
+        if not self.complete:
+            d["estimate"] = self.estimate
+        return d
+
+
+def no_sketch_reason(sa: Step, sb: Step) -> Optional[str]:
+    """Why the two steps cannot be localised, or None when both carry a usable sketch."""
+    from ubunye.hashing.sketch import parse_record
+
+    for label, step in (("run A", sa), ("run B", sb)):
+        if step.sketch is None:
+            return f"{label} recorded no sketch of its rows"
+        try:
+            parse_record(step.sketch)
+        except ValueError as exc:
+            return f"{label}'s sketch cannot be read: {exc}"
+    if (sa.sketch.get("cells"), sa.sketch.get("k")) != (sb.sketch.get("cells"), sb.sketch.get("k")):
+        return "the two runs' sketches are of different sizes"
+    return None
+
+
+def locate(sa: Step, sb: Step) -> Optional[Where]:
+    """The rows removed (in A, not B) and added (in B, not A); None without two usable sketches."""
+    from ubunye.hashing.sketch import difference
+
+    if no_sketch_reason(sa, sb) is not None:
+        return None
+    got = difference(sa.sketch, sb.sketch)
+    if got is None:
+        return None
+    if not got.complete:
+        return Where(False, estimate=got.estimate, summary=got.summary())
+    return Where(True, got.removed_names, got.added_names, summary=got.summary())
+
+
+@dataclass
+class StepChange:
+    """One step of :func:`diff_records`: its data hash verdict and, when changed, where."""
+
+    direction: str
+    name: str
+    verdict: str  # the data hash's: unchanged, changed, unknown, not comparable, missing
+    where: Optional[Where] = None
+    reason: Optional[str] = None  # why the rows cannot be named (no sketch ...) or the hash not compared
+
+    @property
+    def differs(self) -> bool:
+        return self.verdict in ("changed", "missing")
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"direction": self.direction, "name": self.name, "data_hash": self.verdict,
+                             "removed": [], "added": [], "complete": None, "partitions": None}
+        if self.where is not None:
+            d.update(self.where.to_dict())
+        if self.reason is not None:
+            d["reason"] = self.reason
+        return d
+
+
+@dataclass
+class RunDiff:
+    """What ``ubunye lineage diff`` reports: per step of two runs, the rows that differ."""
+
+    run_a: dict[str, Any]
+    run_b: dict[str, Any]
+    steps: list[StepChange]
+
+    @property
+    def differs(self) -> bool:
+        return any(s.differs for s in self.steps)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"run_a": self.run_a, "run_b": self.run_b, "differs": self.differs,
+                "steps": [s.to_dict() for s in self.steps]}
+
+
+class UnknownStep(LookupError):
+    """``--name`` names no input or output of either run."""
+
+
+def diff_records(a: Any, b: Any, name: Optional[str] = None) -> RunDiff:
+    """Per input and output of runs ``a`` and ``b`` (``name``: only that step), the data
+    hash's verdict and, where it changed, the rows removed and added."""
+    from ubunye.lineage.compare import CHANGED, compare_run_steps, run_identity
+
+    steps = []
+    for diff in compare_run_steps(a, b):
+        if name is not None and diff.name != name:
+            continue
+        change = StepChange(diff.direction, diff.name, diff.data_hash.verdict, reason=diff.data_hash.reason)
+        if diff.data_hash.verdict == CHANGED:
+            sa = next(s for s in (a.inputs if diff.direction == "input" else a.outputs) if s.name == diff.name)
+            sb = next(s for s in (b.inputs if diff.direction == "input" else b.outputs) if s.name == diff.name)
+            change.where = diff.where
+            if diff.where is None:
+                change.reason = no_sketch_reason(sa, sb) or "the sketches cannot be decoded"
+        elif diff.verdict == "missing":
+            change.verdict, change.reason = "missing", diff.reason
+        steps.append(change)
+    if name is not None and not steps:
+        raise UnknownStep(f"no input or output named {name!r} in run {a.run_id} or run {b.run_id}")
+    return RunDiff(run_identity(a), run_identity(b), steps)
