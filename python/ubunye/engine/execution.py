@@ -29,6 +29,10 @@ class TransformError(EngineError):
     """A transform that returned something other than the configured outputs."""
 
 
+class RecordNotStarted(EngineError):
+    """The run's ``running`` record could not be written: nothing is read or written."""
+
+
 def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
 
@@ -144,14 +148,24 @@ class TaskExecution:
         self.reuse = HashReuse(self.recorder.store_for(self.context), self.backend, enabled=self.reuse_hashes)
         return self
 
+    def check_started(self) -> None:
+        """Raise :class:`RecordNotStarted` when the ``running`` record could not be written, so a run
+        whose record cannot be kept stops before any data is read or written."""
+        if self.recorder is not None and self.recorder.failed:
+            lost = " ".join(str(self.recorder.write_errors[0]).split())
+            raise RecordNotStarted(f"{lost}; nothing was read or written")
+
     def finish(self, status: str, error: Optional[BaseException] = None) -> TaskResult:
         """Close the run: write the final record (when recording) and return the result;
         then put back what the backend changed (the settings of a Spark session it found)."""
-        try:
-            return self._finish(status, error)
-        finally:
-            if self._owns_backend:
-                self.backend.close()
+        from ubunye.lineage.ending import held
+
+        with held():  # a signal arriving now waits until the record is written
+            try:
+                return self._finish(status, error)
+            finally:
+                if self._owns_backend:
+                    self.backend.close()
 
     def _finish(self, status: str, error: Optional[BaseException] = None) -> TaskResult:
         if self._finished:
@@ -167,6 +181,8 @@ class TaskExecution:
         self._resolve_deferred()
         inputs = [self.input_events.get(n) or _unhashed(s) for n, s in self.config.inputs.items()]
         outputs = [self.output_events.get(n) or _unhashed(s) for n, s in self.config.outputs.items()]
+        from ubunye.lineage.ending import describe
+
         self.context.spark = self.backend.spark
         record = self.recorder.task_end(
             context=self.context,
@@ -175,7 +191,7 @@ class TaskExecution:
             inputs=inputs,
             status=status,
             duration_sec=time.perf_counter() - self._started,
-            error=error,
+            error=None if error is None else describe(error, self.result.raised_at),
             expectations=self.result.expectations,
             timings=self.result.timings,
         )
@@ -225,7 +241,7 @@ class TaskExecution:
             try:
                 self.task.setup()
                 produced = self.task.transform(dict(sources))
-            except Exception as exc:  # the reason names the task's own line: a bare error still says where
+            except BaseException as exc:  # the reason names the task's own line: SystemExit too
                 if not isinstance(exc, EngineError):
                     self.result.raised_at = task_frame(exc, self.task_dir)
                 raise
@@ -421,17 +437,27 @@ def _failed_fingerprint(exc: BaseException) -> Any:
     return Fingerprint(None, None, None, engine="", error=_one_line(exc))
 
 
-def execute(execution: TaskExecution) -> TaskResult:
-    """Run every step of a task; the record is written whatever happens."""
-    with active(execution.masker):
-        execution.start()
+def execute(execution: TaskExecution, *, handle_signals: bool = False) -> TaskResult:
+    """Run every step of a task; the record is written whatever happens.
+
+    How it ends is :mod:`ubunye.lineage.ending`'s one mapping: anything raised (``SystemExit``
+    and any other ``BaseException`` included) ends the record as ``error``, a
+    ``KeyboardInterrupt`` as ``interrupted``; a ``KeyboardInterrupt`` or a signal
+    (``handle_signals``: SIGTERM/SIGINT, main thread) is re-raised once the record is written,
+    anything else is returned as the failed result. ``ENGINE.timeout`` bounds the run."""
+    from ubunye.lineage.ending import ending_signals, end_status, reraise, time_limit
+
+    with active(execution.masker), ending_signals(handle_signals):
         try:
-            execution.read()
-            execution.transform()
-            execution.write()
-        except KeyboardInterrupt as exc:
-            execution.finish("interrupted", exc)
-            raise
-        except Exception as exc:  # noqa: BLE001 - recorded, then reported by the caller
-            return execution.finish("error", exc)
+            with time_limit(execution.config.engine.timeout):
+                execution.start()
+                execution.check_started()
+                execution.read()
+                execution.transform()
+                execution.write()
+        except BaseException as exc:  # noqa: BLE001 - recorded, then re-raised or returned
+            result = execution.finish(end_status(exc), exc)
+            if reraise(exc):
+                raise
+            return result
         return execution.finish("success")
