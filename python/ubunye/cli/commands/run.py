@@ -24,6 +24,7 @@ from ubunye.cli.run_options import deploy_mode_option, engine_options, template_
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a Ctrl-C
 PIPELINE_FILE = "pipeline.yaml"
 BACKENDS = ("spark", "pandas")
 
@@ -247,6 +248,9 @@ def _run_each(usecase_dir: Path, usecase: str, package: str, names: Sequence[str
         except Stopped as exc:  # its record (if it started) is ended as error first
             echo(f"FAIL {task_path}: {exc}", err=True)
             return exc.exit_code
+        except KeyboardInterrupt:  # raised by the task's own code: its record is ended as interrupted
+            click.echo(f"FAIL {task_path}: interrupted (KeyboardInterrupt)", err=True)
+            return EXIT_INTERRUPTED
         seconds = time.perf_counter() - started
         lost = list(dict.fromkeys(" ".join(str(e).split()) for e in result.record_errors))  # once each
         if result.status == "success" and not lost:
