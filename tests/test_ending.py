@@ -4,6 +4,7 @@ ENGINE.timeout, a record that cannot be written stops the run before any data.""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import threading
 from pathlib import Path
@@ -115,6 +116,19 @@ def test_signals_are_the_callers_unless_asked(usecase: Path) -> None:
     make_task(usecase, "u", CONFIG, code("seen = signal.getsignal(signal.SIGINT)\nraise ValueError(repr(seen))"))
     result = run_task(usecase / "shop/orders/u", raise_on_error=False)  # default: the host's handler left alone
     assert repr(before[0]) in str(result.error), result.error
+
+
+def test_a_signal_while_a_record_ends_waits_until_it_is_written() -> None:
+    from ubunye.lineage.ending import ending_signals, held
+
+    steps: list[str] = []
+    with pytest.raises(Stopped) as stopped:
+        with ending_signals():
+            with held():
+                os.kill(os.getpid(), signal.SIGINT)  # SIGINT: without the handler, a KeyboardInterrupt
+                steps.append("record written")
+            steps.append("not reached")
+    assert steps == ["record written"] and stopped.value.signum == signal.SIGINT
 
 
 def test_timeout_in_run_task(usecase: Path) -> None:

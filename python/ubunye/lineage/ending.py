@@ -140,12 +140,16 @@ def ending_signals(enabled: bool = True, signals: Sequence[int] = ENDING_SIGNALS
 
 @contextmanager
 def held() -> Iterator[None]:
-    """While a run ends its record, a signal waits (it is raised when :func:`ending_signals` ends)."""
+    """While a run ends its record, a signal waits: it is raised as :class:`Stopped` once the record
+    is written (unless the run is already ending because of a signal)."""
     _STATE.holding += 1
     try:
         yield
     finally:
         _STATE.holding -= 1
+        if not _STATE.holding and _STATE.pending is not None and not _STATE.raised:
+            signum, _STATE.pending, _STATE.raised = _STATE.pending, None, True
+            raise Stopped(signum)
 
 
 # --- a task's time limit ---------------------------------------------------
