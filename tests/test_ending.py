@@ -131,6 +131,36 @@ def test_a_signal_while_a_record_ends_waits_until_it_is_written() -> None:
     assert steps == ["record written"] and stopped.value.signum == signal.SIGINT
 
 
+def test_a_signal_taken_by_another_thread_reaches_a_main_thread_blocked_in_a_call() -> None:
+    """As in a Spark driver: the main thread waits in a socket call (py4j) while another thread
+    takes the signal; the run must still be stopped (without forwarding it waits forever: here it
+    would time out instead)."""
+    import socket
+
+    from ubunye.lineage.ending import ending_signals
+
+    waiting, other = socket.socketpair()
+    waiting.settimeout(20)
+    main = Path(f"/proc/self/task/{threading.get_native_id()}/syscall")
+
+    def take() -> None:  # once the main thread sits in poll/recvfrom, this thread takes a SIGINT
+        while main.read_text().split()[0] not in ("7", "45", "271"):  # x86-64 poll, recvfrom, ppoll
+            pass
+        signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+
+    taker = threading.Thread(target=take)
+    try:
+        with pytest.raises(Stopped) as stopped:
+            with ending_signals():
+                taker.start()
+                waiting.recv(1)  # nobody sends: only the signal ends this wait
+        assert stopped.value.__context__ is None, "the wait ran out before the signal reached it"
+    finally:
+        taker.join()
+        waiting.close()
+        other.close()
+
+
 def test_timeout_in_run_task(usecase: Path) -> None:
     task = make_task(usecase, "t", CONFIG.replace("{backend: pandas}", "{backend: pandas, timeout: 0.2}"),
                      code("threading_event = __import__('threading').Event()\nthreading_event.wait()"))

@@ -114,6 +114,69 @@ class _Ending:
 _STATE = _Ending()
 
 
+class _Forwarder:
+    """A signal reaches any thread of the process, but Python runs its handler in the main thread
+    only, once that thread runs Python again: a main thread blocked in a call (a Spark action
+    waiting on the JVM through py4j, while another thread took the signal) would never see it.
+    While in use, each signal (seen through ``signal.set_wakeup_fd``) is sent on to the main thread
+    (``pthread_kill``): its blocked call returns (EINTR) and the handler runs there."""
+
+    def __init__(self) -> None:
+        self.users = 0
+        self.pair: Optional[tuple[socket.socket, socket.socket]] = None
+        self.previous = -1
+        self.thread: Optional[threading.Thread] = None
+
+    def __enter__(self) -> None:
+        self.users += 1
+        if self.users > 1 or not hasattr(signal, "pthread_kill"):
+            return
+        reader, writer = socket.socketpair()
+        writer.setblocking(False)
+        self.previous = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+        self.pair = (reader, writer)
+        self.thread = threading.Thread(target=self._forward, args=(reader, threading.main_thread().ident),
+                                       name="ubunye-signals", daemon=True)
+        self.thread.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.users -= 1
+        if self.users or self.pair is None:
+            return
+        (reader, writer), thread = self.pair, self.thread
+        self.pair = self.thread = None
+        try:
+            signal.set_wakeup_fd(self.previous)
+            writer.close()  # the thread reads end of file and stops
+            if thread is not None:
+                thread.join(timeout=5)
+        finally:  # even when a signal's handler raises meanwhile
+            reader.close()
+
+    @staticmethod
+    def _forward(reader: socket.socket, main: Any) -> None:
+        own = 0  # signals this thread sent: their wakeup bytes are not sent on again
+        while True:
+            try:
+                data = reader.recv(64)
+            except OSError:
+                return
+            if not data:
+                return
+            for signum in data:
+                if own:
+                    own -= 1
+                    continue
+                try:
+                    signal.pthread_kill(main, signum)
+                    own += 1
+                except (OSError, ValueError):
+                    pass
+
+
+_FORWARD = _Forwarder()
+
+
 @contextmanager
 def ending_signals(enabled: bool = True, signals: Sequence[int] = ENDING_SIGNALS) -> Iterator[None]:
     """SIGTERM and SIGINT raise :class:`Stopped` while the block runs (main thread only; elsewhere,
@@ -126,9 +189,10 @@ def ending_signals(enabled: bool = True, signals: Sequence[int] = ENDING_SIGNALS
     _STATE.__init__()  # type: ignore[misc]
     _STATE.active = 1
     try:
-        for s in signals:
-            signal.signal(s, _STATE.handler)
-        yield
+        with _FORWARD:
+            for s in signals:
+                signal.signal(s, _STATE.handler)
+            yield
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
@@ -174,11 +238,14 @@ def time_limit(seconds: Optional[float]) -> Iterator[None]:
         raise TimedOut(seconds)  # type: ignore[arg-type]
 
     previous = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, float(seconds))
     try:
-        yield
+        with _FORWARD:  # SIGALRM may reach another thread (a Spark driver has many)
+            signal.setitimer(signal.ITIMER_REAL, float(seconds))
+            try:
+                yield
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
 
 
