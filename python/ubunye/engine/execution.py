@@ -176,6 +176,11 @@ class TaskExecution:
         self.result.outputs = dict(self.outputs)
         self.result.expectations = list(self.expectations)
         self.result.timings = self.timings.as_list()
+        from ubunye.lineage.ending import Stopped, TimedOut
+
+        if isinstance(error, (Stopped, TimedOut)):  # maybe raised inside a call into the engine
+            self.backend.interrupted()
+            self._drop_deferred("not hashed: the run was stopped before its reads ended")
         if self.recorder is None:
             return self.result
         self._resolve_deferred()
@@ -305,6 +310,12 @@ class TaskExecution:
                 event.hash_pass = self.backend.input_hash_pass()
             event.fingerprint = fp
             event.hash_seconds = time.perf_counter() - started
+
+    def _drop_deferred(self, why: str) -> None:
+        """Inputs left to the run's own queries, given up: a stopped run ends now, unhashed."""
+        while self._deferred:
+            name, _ = self._deferred.popitem()
+            self.input_events[name].fingerprint = _failed_fingerprint(RuntimeError(why))
 
     # --- internals ---------------------------------------------------------
     def _check(self, name: str, side: str, frame: Any, raise_now: bool = True) -> list[str]:
