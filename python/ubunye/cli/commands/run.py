@@ -249,7 +249,7 @@ def _run_each(usecase_dir: Path, usecase: str, package: str, names: Sequence[str
             echo(f"FAIL {task_path}: {exc}", err=True)
             return exc.exit_code
         except KeyboardInterrupt:  # raised by the task's own code: its record is ended as interrupted
-            click.echo(f"FAIL {task_path}: interrupted (KeyboardInterrupt)", err=True)
+            echo(f"FAIL {task_path}: interrupted (KeyboardInterrupt)", err=True)
             return EXIT_INTERRUPTED
         seconds = time.perf_counter() - started
         lost = list(dict.fromkeys(" ".join(str(e).split()) for e in result.record_errors))  # once each
