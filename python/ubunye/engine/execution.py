@@ -460,9 +460,9 @@ def execute(execution: TaskExecution, *, handle_signals: bool = False) -> TaskRe
 
     with active(execution.masker), ending_signals(handle_signals):
         try:
+            execution.start()  # the running record, before the clock starts
+            execution.check_started()
             with time_limit(execution.config.engine.timeout):
-                execution.start()
-                execution.check_started()
                 execution.read()
                 execution.transform()
                 execution.write()

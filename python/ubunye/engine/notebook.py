@@ -84,9 +84,9 @@ class Notebook:
 
         with active(self.execution.masker), ending_signals(self.handle_signals):
             try:
+                self._start()  # the running record, before the clock starts
+                self.execution.check_started()
                 with time_limit(self.execution.config.engine.timeout):
-                    self._start()
-                    self.execution.check_started()
                     return step(*args)
             except BaseException as exc:
                 if not self.execution._finished:

@@ -167,6 +167,8 @@ class _Forwarder:
                 if own:
                     own -= 1
                     continue
+                if signal.getsignal(signum) not in _OURS:  # handled already, and ours put back
+                    continue
                 try:
                     signal.pthread_kill(main, signum)
                     own += 1
@@ -175,6 +177,7 @@ class _Forwarder:
 
 
 _FORWARD = _Forwarder()
+_OURS: set[Any] = {_STATE.handler}  # the handlers a forwarded signal may reach
 
 
 @contextmanager
@@ -234,10 +237,15 @@ def time_limit(seconds: Optional[float]) -> Iterator[None]:
         yield
         return
 
+    fired: list[bool] = []
+
     def expired(signum: int, frame: Any) -> None:
-        raise TimedOut(seconds)  # type: ignore[arg-type]
+        if not fired:  # once: a forwarded copy of the same SIGALRM is not a second time-out
+            fired.append(True)
+            raise TimedOut(seconds)  # type: ignore[arg-type]
 
     previous = signal.signal(signal.SIGALRM, expired)
+    _OURS.add(expired)
     try:
         with _FORWARD:  # SIGALRM may reach another thread (a Spark driver has many)
             signal.setitimer(signal.ITIMER_REAL, float(seconds))
@@ -247,6 +255,7 @@ def time_limit(seconds: Optional[float]) -> Iterator[None]:
                 signal.setitimer(signal.ITIMER_REAL, 0)
     finally:
         signal.signal(signal.SIGALRM, previous)
+        _OURS.discard(expired)
 
 
 # --- who runs a record, and whether it is gone ---------------------------------
