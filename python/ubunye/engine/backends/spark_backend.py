@@ -86,15 +86,12 @@ class SparkBackend(Backend):
         thread's connection: close that connection (the next call opens a new one), then cancel
         the session's running jobs. Spark Connect: interrupt its operations."""
         try:
-            from ubunye.spark._compat import is_connect
+            from ubunye.spark._compat import close_thread_connection, is_connect
 
             if is_connect(self.spark):
                 self.spark.interruptAll()
                 return
-            client = self.spark.sparkContext._gateway._gateway_client
-            connection = client.get_thread_connection() if hasattr(client, "get_thread_connection") else None
-            if connection is not None:
-                connection.close()
+            close_thread_connection(self.spark)
             self.spark.sparkContext.cancelAllJobs()
         except Exception:  # noqa: BLE001 - best effort: the record is ended either way
             pass
