@@ -95,7 +95,9 @@ def test_record_that_cannot_be_written_exits_1_naming_the_path(usecase: Path) ->
     assert code == 1
     assert "could not write run record" in err and str(usecase / "blocked") in err
     (line,) = err.strip().splitlines()  # said once, on the task's own line
-    assert line.startswith("FAIL shop/orders/clean: ran (") and "but could not write run record" in line
+    # the running record could not be written: the run stopped before reading or writing any data
+    assert line.startswith("FAIL shop/orders/clean: could not write run record") and "nothing was read" in line
+    assert not (usecase / "out").exists(), "an output was written by a run that could not record it"
 
 
 def test_backend_from_config_and_all_by_name_without_pipeline_yaml(usecase: Path) -> None:

@@ -138,6 +138,21 @@ def cli(
     return Result(proc.returncode, proc.stdout, proc.stderr, list(args))
 
 
+def cli_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment :func:`cli` runs ``ubunye`` with (this checkout's package, no UBUNYE_ vars)."""
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("UBUNYE_")}
+    full_env["PYTHONPATH"] = PACKAGE_ROOT + os.pathsep + full_env.get("PYTHONPATH", "")
+    full_env.update(env or {})
+    return full_env
+
+
+def spawn(*args: str, env: Mapping[str, str] | None = None) -> subprocess.Popen:
+    """``python -m ubunye ARGS`` started in the background (for probes that signal or kill a run);
+    the caller waits for it (``proc.communicate(timeout=...)``)."""
+    return subprocess.Popen([sys.executable, "-m", "ubunye", *args], env=cli_env(env), text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
 def tree_digest(root: Path, skip: Iterable[str] = ()) -> dict[str, str]:
     """Every file, folder and link under ``root`` -> a digest of what it is and holds.
     ``skip`` names top-level relative paths left out (a run's declared outputs, the store)."""

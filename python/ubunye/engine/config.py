@@ -8,6 +8,7 @@ A config has four top-level keys::
       time_zone: UTC              # session time zone (default UTC)
       spark_conf: {spark.sql.shuffle.partitions: "4"}
       profiles: {PROD: {spark_conf: {...}}}   # merged in for that mode
+      timeout: 3600               # optional: seconds a run may take, else it ends as error
     CONFIG:
       inputs:  {name: {format, path | table, options, schema, version}}
                                   # schema: a Spark DDL string ("a INT, b STRING"), as .schema(...)
@@ -47,8 +48,8 @@ _TOP_KEYS = ("MODEL", "VERSION", "ENGINE", "CONFIG", "ORCHESTRATION")
 _ORCHESTRATION_KEYS = ("type", "schedule", "retries", "owner", "tags", "databricks")
 _ORCHESTRATORS = ("airflow", "databricks", "prefect", "dagster")
 _CONFIG_KEYS = ("inputs", "outputs", "transform", "expectations", "monitors")
-_ENGINE_KEYS = ("time_zone", "spark_conf", "profiles", "backend", "catalog", "schema_name")
-_PROFILE_KEYS = ("spark_conf", "time_zone", "catalog", "schema_name")
+_ENGINE_KEYS = ("time_zone", "spark_conf", "profiles", "backend", "catalog", "schema_name", "timeout")
+_PROFILE_KEYS = ("spark_conf", "time_zone", "catalog", "schema_name", "timeout")
 _INPUT_KEYS = ("format", "path", "table", "options", "schema", "version")
 _OUTPUT_KEYS = ("format", "path", "table", "mode", "options", "partition_by")
 # The engine's reader defaults, on both backends (lower-case names, Spark's string values).
@@ -123,6 +124,7 @@ class EngineSettings:
     backend: Optional[str] = None
     catalog: Optional[str] = None  # qualifies unqualified table names (0.8.0's USE CATALOG)
     schema_name: Optional[str] = None  # ... and USE SCHEMA
+    timeout: Optional[float] = None  # seconds a run of the task may take (lineage/ending.py time_limit)
 
 
 @dataclass(frozen=True)
@@ -297,6 +299,7 @@ def _engine(section: dict[str, Any], file: Path, mode: str) -> EngineSettings:
     conf = {str(k): str(v) for k, v in _mapping(section.get("spark_conf"), file, "ENGINE.spark_conf").items()}
     profiles = _mapping(section.get("profiles"), file, "ENGINE.profiles")
     time_zone = section.get("time_zone")
+    timeout, timeout_key = section.get("timeout"), "ENGINE.timeout"
     naming = {k: section.get(k) for k in ("catalog", "schema_name")}
     for name, body in profiles.items():
         _unknown(_mapping(body, file, f"ENGINE.profiles.{name}"), _PROFILE_KEYS, file, f"ENGINE.profiles.{name}")
@@ -309,6 +312,8 @@ def _engine(section: dict[str, Any], file: Path, mode: str) -> EngineSettings:
         _unknown(profile, _PROFILE_KEYS, file, f"ENGINE.profiles.{mode}")
         conf.update({str(k): str(v) for k, v in _mapping(profile.get("spark_conf"), file, f"ENGINE.profiles.{mode}.spark_conf").items()})
         time_zone = profile.get("time_zone", time_zone)
+        if profile.get("timeout") is not None:
+            timeout, timeout_key = profile["timeout"], f"ENGINE.profiles.{mode}.timeout"
         naming = {k: profile[k] if profile.get(k) is not None else naming[k] for k in naming}
     if time_zone is None:
         time_zone = conf.get("spark.sql.session.timeZone")
@@ -317,7 +322,17 @@ def _engine(section: dict[str, Any], file: Path, mode: str) -> EngineSettings:
         raise ConfigError(file, "ENGINE.backend", f"expected one of spark, pandas; got {backend!r}")
     tz = None if time_zone is None else _text(time_zone, file, "ENGINE.time_zone")
     names = {k: None if v is None else _text(v, file, f"ENGINE.{k}") for k, v in naming.items()}
-    return EngineSettings(time_zone=tz, spark_conf=conf, backend=backend, **names)
+    return EngineSettings(time_zone=tz, spark_conf=conf, backend=backend, timeout=_timeout(timeout, file, timeout_key),
+                          **names)
+
+
+def _timeout(value: Any, file: Path, key: str) -> Optional[float]:
+    """``ENGINE.timeout``: seconds (a number > 0), or absent."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 10**9:
+        raise ConfigError(file, key, f"expected a number of seconds greater than 0; got {value!r}")
+    return float(value)
 
 
 def _io(name: str, spec: Any, direction: str, file: Path, engine: Optional[EngineSettings] = None) -> IOSpec:

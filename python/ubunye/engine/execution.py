@@ -30,6 +30,10 @@ class TransformError(EngineError):
     """A transform that returned something other than the configured outputs."""
 
 
+class RecordNotStarted(EngineError):
+    """The run's ``running`` record could not be written: nothing is read or written."""
+
+
 def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
 
@@ -146,14 +150,24 @@ class TaskExecution:
         self.reuse = HashReuse(self.recorder.store_for(self.context), self.backend, enabled=self.reuse_hashes)
         return self
 
+    def check_started(self) -> None:
+        """Raise :class:`RecordNotStarted` when the ``running`` record could not be written, so a run
+        whose record cannot be kept stops before any data is read or written."""
+        if self.recorder is not None and self.recorder.failed:
+            lost = " ".join(str(self.recorder.write_errors[0]).split())
+            raise RecordNotStarted(f"{lost}; nothing was read or written")
+
     def finish(self, status: str, error: Optional[BaseException] = None) -> TaskResult:
         """Close the run: write the final record (when recording) and return the result;
         then put back what the backend changed (the settings of a Spark session it found)."""
-        try:
-            return self._finish(status, error)
-        finally:
-            if self._owns_backend:
-                self.backend.close()
+        from ubunye.lineage.ending import held
+
+        with held():  # a signal arriving now waits until the record is written
+            try:
+                return self._finish(status, error)
+            finally:
+                if self._owns_backend:
+                    self.backend.close()
 
     def _finish(self, status: str, error: Optional[BaseException] = None) -> TaskResult:
         if self._finished:
@@ -164,11 +178,18 @@ class TaskExecution:
         self.result.outputs = dict(self.outputs)
         self.result.expectations = list(self.expectations)
         self.result.timings = self.timings.as_list()
+        from ubunye.lineage.ending import Stopped, TimedOut
+
+        if isinstance(error, (Stopped, TimedOut)):  # maybe raised inside a call into the engine
+            self.backend.interrupted()
+            self._drop_deferred("not hashed: the run was stopped before its reads ended")
         if self.recorder is None:
             return self.result
         self._resolve_deferred()
         inputs = [self.input_events.get(n) or _unhashed(s) for n, s in self.config.inputs.items()]
         outputs = [self.output_events.get(n) or _unhashed(s) for n, s in self.config.outputs.items()]
+        from ubunye.lineage.ending import describe
+
         self.context.spark = self.backend.spark
         record = self.recorder.task_end(
             context=self.context,
@@ -177,7 +198,7 @@ class TaskExecution:
             inputs=inputs,
             status=status,
             duration_sec=time.perf_counter() - self._started,
-            error=error,
+            error=None if error is None else describe(error, self.result.raised_at),
             expectations=self.result.expectations,
             timings=self.result.timings,
         )
@@ -227,7 +248,7 @@ class TaskExecution:
             try:
                 self.task.setup()
                 produced = self.task.transform(dict(sources))
-            except Exception as exc:  # the reason names the task's own line: a bare error still says where
+            except BaseException as exc:  # the reason names the task's own line: SystemExit too
                 if not isinstance(exc, EngineError):
                     self.result.raised_at = task_frame(exc, self.task_dir)
                 raise
@@ -291,6 +312,12 @@ class TaskExecution:
                 event.hash_pass = self.backend.input_hash_pass()
             event.fingerprint = fp
             event.hash_seconds = time.perf_counter() - started
+
+    def _drop_deferred(self, why: str) -> None:
+        """Inputs left to the run's own queries, given up: a stopped run ends now, unhashed."""
+        while self._deferred:
+            name, _ = self._deferred.popitem()
+            self.input_events[name].fingerprint = _failed_fingerprint(RuntimeError(why))
 
     # --- internals ---------------------------------------------------------
     def _check(self, name: str, side: str, frame: Any, raise_now: bool = True) -> list[str]:
@@ -423,17 +450,27 @@ def _failed_fingerprint(exc: BaseException) -> Any:
     return Fingerprint(None, None, None, engine="", error=_one_line(exc))
 
 
-def execute(execution: TaskExecution) -> TaskResult:
-    """Run every step of a task; the record is written whatever happens."""
-    with active(execution.masker):
-        execution.start()
+def execute(execution: TaskExecution, *, handle_signals: bool = False) -> TaskResult:
+    """Run every step of a task; the record is written whatever happens.
+
+    How it ends is :mod:`ubunye.lineage.ending`'s one mapping: anything raised (``SystemExit``
+    and any other ``BaseException`` included) ends the record as ``error``, a
+    ``KeyboardInterrupt`` as ``interrupted``; a ``KeyboardInterrupt`` or a signal
+    (``handle_signals``: SIGTERM/SIGINT, main thread) is re-raised once the record is written,
+    anything else is returned as the failed result. ``ENGINE.timeout`` bounds the run."""
+    from ubunye.lineage.ending import ending_signals, end_status, reraise, time_limit
+
+    with active(execution.masker), ending_signals(handle_signals):
         try:
-            execution.read()
-            execution.transform()
-            execution.write()
-        except KeyboardInterrupt as exc:
-            execution.finish("interrupted", exc)
-            raise
-        except Exception as exc:  # noqa: BLE001 - recorded, then reported by the caller
-            return execution.finish("error", exc)
+            execution.start()  # the running record, before the clock starts
+            execution.check_started()
+            with time_limit(execution.config.engine.timeout):
+                execution.read()
+                execution.transform()
+                execution.write()
+        except BaseException as exc:  # noqa: BLE001 - recorded, then re-raised or returned
+            result = execution.finish(end_status(exc), exc)
+            if reraise(exc):
+                raise
+            return result
         return execution.finish("success")

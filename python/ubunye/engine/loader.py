@@ -13,6 +13,7 @@ from ubunye._names import task_folder_names
 from ubunye.engine.errors import TaskLoadError
 from ubunye.engine.task import Task
 from ubunye.engine.taskcode import TaskCode
+from ubunye.lineage.ending import describe, reraise
 
 
 def task_identity(task_dir: Path) -> tuple[Path, str, str, str]:
@@ -40,12 +41,14 @@ def import_transformations(task_dir: Path, code: Optional[TaskCode] = None) -> M
         sys.modules[name] = module
         try:
             spec.loader.exec_module(module)  # type: ignore[union-attr]
-        except Exception as exc:
+        except BaseException as exc:  # SystemExit and any other BaseException too (not a signal)
             sys.modules.pop(name, None)
+            if reraise(exc):
+                raise
             line = _line_of(exc, file)
             where = f"{file}:{line}" if line else str(file)
-            message = " ".join(str(exc).split())
-            raise TaskLoadError(f"{where}: import failed: {type(exc).__name__}: {message}") from exc
+            message = " ".join(describe(exc).split())
+            raise TaskLoadError(f"{where}: import failed: {message}") from exc
     return module
 
 
@@ -92,8 +95,10 @@ def load_task(task_dir: Path, code: Optional[TaskCode] = None, config: Optional[
         if not isinstance(vars(task).get("config"), Mapping):
             task.config = settings
         return task
-    except Exception as exc:
-        raise TaskLoadError(f"{Path(task_dir) / 'transformations.py'}: {cls.__name__}() failed: {type(exc).__name__}: {exc}") from exc
+    except BaseException as exc:  # SystemExit and any other BaseException too (not a signal)
+        if reraise(exc):
+            raise
+        raise TaskLoadError(f"{Path(task_dir) / 'transformations.py'}: {cls.__name__}() failed: {describe(exc)}") from exc
 
 
 def _takes_config(cls: type) -> bool:

@@ -9,7 +9,8 @@
 
 The record is as complete as ``run_task``'s: the same code hash, timings,
 expectations and input/output hashes. A step that raises closes the run as
-``error`` (recorded), and the exception propagates.
+``error`` (recorded; ``SystemExit`` and any other ``BaseException`` too, a ``KeyboardInterrupt``
+as ``interrupted``), and the exception propagates.
 """
 from __future__ import annotations
 
@@ -22,8 +23,9 @@ from ubunye.masking import active
 class Notebook:
     """A :class:`TaskExecution` driven by hand."""
 
-    def __init__(self, execution: TaskExecution) -> None:
+    def __init__(self, execution: TaskExecution, *, handle_signals: bool = False) -> None:
         self.execution = execution
+        self.handle_signals = handle_signals
         self._started = False
         self._closed = False
 
@@ -76,15 +78,19 @@ class Notebook:
             raise RuntimeError(f"run {self.run_id} of {self.execution.result.task_path} is already finished")
 
     def _guard(self, step: Any, *args: Any) -> Any:
-        with active(self.execution.masker):
-            self._start()
+        """Run one step; anything it raises (SystemExit too) ends the record (lineage/ending.py's one
+        mapping) and propagates. ``ENGINE.timeout`` bounds each step; signals as ``handle_signals``."""
+        from ubunye.lineage.ending import end_status, ending_signals, time_limit
+
+        with active(self.execution.masker), ending_signals(self.handle_signals):
             try:
-                return step(*args)
-            except KeyboardInterrupt as exc:
-                self.execution.finish("interrupted", exc)
-                raise
-            except Exception as exc:
-                self.execution.finish("error", exc)
+                self._start()  # the running record, before the clock starts
+                self.execution.check_started()
+                with time_limit(self.execution.config.engine.timeout):
+                    return step(*args)
+            except BaseException as exc:
+                if not self.execution._finished:
+                    self.execution.finish(end_status(exc), exc)
                 raise
 
     def read(self) -> dict[str, Any]:

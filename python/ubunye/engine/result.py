@@ -56,9 +56,13 @@ class TaskResult:
         """One line, masked (by the run's masker): why the run failed, or why its record is missing."""
         mask = (self.masker or current()).text
         if self.error is not None:
-            text = f"{type(self.error).__name__}: {self.error}" if not isinstance(self.error, EngineError) else str(self.error)
-            text = " ".join(mask(text).split()).rstrip(": ")
-            return mask(f"{self.raised_at}: {text}" if self.raised_at else text)
+            from ubunye.lineage.ending import describe
+
+            if isinstance(self.error, Exception):
+                text = str(self.error) if isinstance(self.error, EngineError) else describe(self.error)
+                text = " ".join(mask(text).split()).rstrip(": ")
+                return mask(f"{self.raised_at}: {text}" if self.raised_at else text)
+            return mask(" ".join(describe(self.error, self.raised_at).split()))  # SystemExit, a signal: says where
         if self.record_errors:
             return mask(" ".join(mask(self.record_errors[0]).split()))
         return self.status

@@ -57,6 +57,7 @@ def run_task(
     profile: Optional[str] = None,
     hooks: Any = None,
     rerun: bool = False,
+    handle_signals: bool = False,
 ) -> TaskResult:
     """Run one task folder: read, check, transform, check, write (and record).
 
@@ -71,6 +72,12 @@ def run_task(
     forces a Spark hash engine (``"spark-sql"``: the fallback).
     ``reuse_hashes=False`` hashes every input even when an earlier record
     already proved the same files (default: the config's, else True).
+
+    Anything the task's code raises, ``SystemExit`` included, is a failed run (status ``error``).
+    ``handle_signals=True`` (main thread) makes SIGTERM and SIGINT end the record as ``error``
+    ("stopped by signal 15 (SIGTERM)") and then raises :class:`~ubunye.lineage.ending.Stopped`;
+    by default the host's handlers are left alone. A ``KeyboardInterrupt`` is recorded as
+    ``interrupted`` and re-raised.
     """
     refuse_080("run_task", hooks=hooks, rerun=rerun, backend=backend)
     if profile is not None:
@@ -91,7 +98,7 @@ def run_task(
         hash_engine=hash_engine,
         reuse_hashes=reuse_hashes,
     )
-    result = execute(execution)
+    result = execute(execution, handle_signals=handle_signals)
     if raise_on_error and result.status != "success":
         raise failed(result)
     return result
@@ -212,6 +219,7 @@ def notebook(
     secrets_scope: Optional[str] = None,
     secrets_map: Optional[Mapping[str, str]] = None,
     auto_env: bool = True,
+    handle_signals: bool = False,
 ) -> Notebook:
     """A task opened step by step: ``nb.read()``, ``nb.transform()``, ``nb.write()`` or ``nb.run()``.
 
@@ -238,4 +246,4 @@ def notebook(
         hash_engine=hash_engine,
         reuse_hashes=reuse_hashes,
     )
-    return Notebook(execution)
+    return Notebook(execution, handle_signals=handle_signals)

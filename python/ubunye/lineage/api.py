@@ -25,13 +25,14 @@ run.timed("Transform:clean"):`` adds an entry of your own.
 from __future__ import annotations
 
 import time
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Iterator, Literal, Optional, Union
 
 from ubunye._names import validate_name, validate_task_names
 from ubunye.lineage.context import DataEvent, RunContext
+from ubunye.lineage.ending import end_status, ending_signals, held
 from ubunye.lineage.errors import InvalidName, RecordWriteError
 from ubunye.lineage.record import RunRecord, Step
 from ubunye.lineage.recorder import LineageRecorder, new_run_id
@@ -66,8 +67,11 @@ class LineageRun:
         *,
         config: Optional[dict[str, Any]] = None,
         recorder: Optional[LineageRecorder] = None,
+        handle_signals: bool = False,
     ) -> None:
         self.context = context
+        self.handle_signals = handle_signals  # SIGTERM/SIGINT end the record as error (main thread)
+        self._signals = ExitStack()
         self.config = dict(config or {})
         self.recorder = recorder or LineageRecorder()
         self.inputs: list[Step] = []
@@ -146,17 +150,18 @@ class LineageRun:
     # --- the block ---------------------------------------------------------
     def __enter__(self) -> "LineageRun":
         self._started = self._mark = time.perf_counter()
+        self._signals.enter_context(ending_signals(self.handle_signals))
         self.record = self.recorder.task_start(context=self.context, config=self.config)
         return self
 
     def __exit__(self, exc_type: Optional[type[BaseException]], exc: Optional[BaseException],
                  tb: Optional[TracebackType]) -> Literal[False]:
-        if exc is None:
-            status = "success"
-        elif isinstance(exc, KeyboardInterrupt):
-            status = "interrupted"
-        else:
-            status = "error"
+        status = end_status(exc)  # the one mapping: SystemExit is an error, KeyboardInterrupt interrupted
+        with self._signals, held():  # a signal arriving while the record ends waits for it
+            self._end(status, exc)
+        return False
+
+    def _end(self, status: str, exc: Optional[BaseException]) -> None:
         self.record = self.recorder.task_end(
             context=self.context,
             config=self.config,
@@ -168,7 +173,6 @@ class LineageRun:
             expectations=self.expectations,
             timings=self.timings,
         )
-        return False
 
 
 def run(
@@ -185,13 +189,17 @@ def run(
     hash_inputs: bool = True,
     config: Optional[dict[str, Any]] = None,
     run_id: Optional[str] = None,
+    handle_signals: bool = False,
 ) -> LineageRun:
     """Record a run of ``"usecase/package/task"`` done by your own code (use with ``with``).
 
     ``task_dir`` (the folder with the job's ``.py`` files and ``config.yaml``)
     gives the code and config hashes; ``lineage_dir`` is relative to
     ``usecase_dir`` unless absolute. The backend and Spark session are taken
-    from the first frame when not given.
+    from the first frame when not given. Whatever the block raises ends the record (``SystemExit``
+    included: ``error``; ``KeyboardInterrupt``: ``interrupted``) and propagates;
+    ``handle_signals=True`` (main thread) makes SIGTERM/SIGINT raise
+    :class:`~ubunye.lineage.ending.Stopped` in the block, so the record ends as ``error``.
     """
     usecase, package, task = split_task_path(task_path)
     if run_id is not None:
@@ -212,4 +220,4 @@ def run(
         version=None if (config or {}).get("VERSION") is None else str((config or {})["VERSION"]),
     )
     recorder = LineageRecorder(base_dir=lineage_dir, hash_inputs=hash_inputs)
-    return LineageRun(context, config=config, recorder=recorder)
+    return LineageRun(context, config=config, recorder=recorder, handle_signals=handle_signals)

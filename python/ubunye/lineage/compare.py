@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from ubunye.lineage.ending import ABANDONED, abandoned_reason, shown_status
 from ubunye.lineage.record import RunRecord, Step
 
 ROWS_V1 = "rows-v1"
@@ -143,6 +144,9 @@ def status_problem(record: RunRecord, label: str) -> Optional[str]:
     """One line when ``record`` is not of a run that succeeded, else None."""
     if record.status == SUCCESS:
         return None
+    if shown_status(record) == ABANDONED:
+        return (f"{label} was abandoned (status running, but {abandoned_reason(record)}: it was stopped "
+                "before it could record its end): its record is not final")
     if record.status == "running":
         return (f"{label} has not ended (status running: still running, or stopped before it "
                 "could record its end): its record is not final")

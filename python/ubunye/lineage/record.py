@@ -209,6 +209,9 @@ class RunRecord:
     expectations: list[dict[str, Any]] = field(default_factory=list)
     inputs: list[Step] = field(default_factory=list)
     outputs: list[Step] = field(default_factory=list)
+    # who runs it (host, pid, boot_id, start_ticks): lets a reader tell a running record whose
+    # process is gone (lineage/ending.py shown_status); {} in records from before
+    process: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "RunRecord":
@@ -241,7 +244,7 @@ class RunRecord:
                     step.direction = direction
                 elif step.direction != direction:
                     raise MalformedRecord(f"{key}[{i}].direction must be {direction!r}, not {step.direction[:20]!r}")
-        for key in ("variables", "environment"):
+        for key in ("variables", "environment", "process"):
             d[key] = _container(key, data.get(key), dict)
         _container("environment.packages", d["environment"].get("packages"), dict)
         for key in ("timings", "expectations"):

@@ -27,6 +27,7 @@ from typing import Any, Optional, Sequence, Union
 
 from ubunye._version import __version__
 from ubunye.lineage.context import DataEvent, RunContext
+from ubunye.lineage.ending import describe, this_process
 from ubunye.lineage.errors import LineageError, RecordWriteError
 from ubunye.lineage.evidence import code_hash, config_hash, environment, environment_hash
 from ubunye.masking import current
@@ -145,7 +146,7 @@ class LineageRecorder:
         record.ended_at = now_iso()
         record.duration_sec = None if duration_sec is None else float(duration_sec)
         record.status = status
-        record.error = current().error(error)  # "<Type>: <message>", capped
+        record.error = current().error(describe(error) if isinstance(error, BaseException) else error)  # capped
         record.expectations = [dict(e) for e in (expectations or [])]
         record.timings = [dict(t) for t in (timings or [])]
         if context.code_files:  # modules the run imported after it started
@@ -180,6 +181,7 @@ class LineageRecorder:
             code_hash=_code_evidence(context),
             environment=env,
             environment_hash=environment_hash(env),
+            process=this_process(),
         )
 
     def _refresh_spark(self, context: RunContext, record: RunRecord) -> None:

@@ -25,6 +25,7 @@ from typing import Any, Iterable, Optional
 from ubunye.lineage.compare import (
     CHANGED, MISSING, NOT_COMPARABLE, UNCHANGED, UNKNOWN, compare_run_steps, describe_problem,
 )
+from ubunye.lineage.ending import shown_status
 from ubunye.lineage.masking import mask_text
 from ubunye.masking import current
 from ubunye.lineage.record import RunRecord, Step
@@ -134,7 +135,7 @@ def _run_summary(key: str, before: Optional[RunRecord], record: RunRecord) -> di
     return {
         "key": key,
         "run_id": record.run_id,
-        "status": record.status,
+        "status": shown_status(record),  # a running record whose process is gone: abandoned
         "started_at": record.started_at,
         "duration_sec": record.duration_sec,
         "backend": record.backend,
@@ -176,7 +177,7 @@ def build_report(source: RunSource, *, usecase: Optional[str] = None, package: O
             records[key] = json.dumps(_masked_doc(record), ensure_ascii=False, separators=(",", ":"), default=str)
         if not shown:
             continue
-        tasks.append({"id": task_id, "path": task_path, "status": kept[-1].status, "runs": shown})
+        tasks.append({"id": task_id, "path": task_path, "status": shown_status(kept[-1]), "runs": shown})
         _add_datasets(task_id, task_path, kept, datasets, edges)
     layout, size = layout_graph([t["id"] for t in tasks], [d["id"] for d in datasets.values()], sorted(edges))
     tasks.sort(key=lambda t: (layout[t["id"]], t["path"]))  # upstream tasks first, as drawn

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Optional, Protocol, Sequence
 
+from ubunye.lineage.ending import shown_status
 from ubunye.lineage.record import RunRecord, Step
 from ubunye.lineage.store import run_order  # the one order of runs
 
@@ -44,7 +45,7 @@ class RunSummary:
     @classmethod
     def of(cls, record: RunRecord) -> "RunSummary":
         task_path = record.task_path or f"{record.usecase}/{record.package}/{record.task_name}"
-        return cls(record.run_id, task_path, record.started_at, record.status, record.duration_sec,
+        return cls(record.run_id, task_path, record.started_at, shown_status(record), record.duration_sec,
                    _rows(record.inputs), _rows(record.outputs))
 
     def to_dict(self) -> dict[str, Any]:
@@ -139,7 +140,7 @@ def search_runs(
     selected: list[RunRecord] = []
     for u, p, t in tasks:
         for record in store.list_runs(u, p, t):
-            if status is not None and record.status != status:
+            if status is not None and shown_status(record) != status:  # --status abandoned finds them
                 continue
             if since is not None:
                 started = _started(record)

@@ -114,6 +114,15 @@ def jsession(spark: Any) -> Any:
     return spark._jsparkSession  # noqa: SLF001 - classic sessions only
 
 
+def close_thread_connection(spark: Any) -> None:
+    """Close this thread's py4j connection (classic sessions): a call a signal interrupted still
+    waits for its answer on it; the next call opens a new one."""
+    client = spark.sparkContext._gateway._gateway_client
+    connection = client.get_thread_connection() if hasattr(client, "get_thread_connection") else None
+    if connection is not None:
+        connection.close()
+
+
 def jvm_scala_version(spark: Any) -> str:
     """The Scala library version of a classic session's JVM (``"2.13.17"``)."""
     return str(jvm(spark).scala.util.Properties.versionNumberString())

@@ -27,7 +27,7 @@ from ubunye.cli.lineage_options import (
     store_options,
     task_options,
 )
-from ubunye.cli.render import echo, emit_json, fail
+from ubunye.cli.render import echo, emit_json, fail, warn
 from ubunye.lineage.record import RunRecord
 
 
@@ -76,10 +76,15 @@ def show_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: bool, u
         record = store.load(record_path)
     else:
         record = resolve_task(store, usecase, package, task).find(run_id)
+    from ubunye.lineage.ending import ABANDONED, abandoned_reason, shown_status
+
+    status = shown_status(record)  # the record as written; a running one whose process is gone is abandoned
     if as_json:
-        emit_json("show", {"record": record.to_dict()})
+        emit_json("show", {"record": record.to_dict(), **({"status": status} if status == ABANDONED else {})})
     else:
         echo(record.to_json(), nl=False)
+    if status == ABANDONED:
+        warn(f"run {record.run_id} is abandoned: its record says running, but {abandoned_reason(record)}")
 
 
 def _pick(ref_args: tuple[Path, Optional[Path], Optional[str], Optional[str], Optional[str]],

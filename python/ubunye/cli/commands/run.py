@@ -1,10 +1,12 @@
 """``ubunye run``: run task folders of one package, each leaving a run record.
 
 Exit status: 0 when every task succeeded (and its record, when recording, was
-written); 1 when a task failed, an expectation stopped it, or a record could
-not be written (one line per task saying why); 2 for usage errors and bad input
+written); 1 when a task failed (``SystemExit`` from task code included), an
+expectation stopped it, it ran past ``ENGINE.timeout``, or a record could not be
+written (one line per task saying why); 2 for usage errors and bad input
 (a config that cannot be used: one ``error:`` line naming the file and key, and
-the tasks after it are not run).
+the tasks after it are not run); 128 + N when signal N (SIGTERM: 143, SIGINT: 130)
+stopped it, after its record was ended as ``error``.
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from ubunye.cli.run_options import deploy_mode_option, engine_options, template_
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a Ctrl-C
 PIPELINE_FILE = "pipeline.yaml"
 BACKENDS = ("spark", "pandas")
 
@@ -197,12 +200,21 @@ def _check_names(usecase: str, package: str, tasks: Sequence[str], where: Option
 
 
 def run_tasks(usecase_dir: Path, usecase: str, package: str, names: Sequence[str], **options: Any) -> int:
-    """Run tasks in order (stopping at the first failure); print one line each; the exit code."""
+    """Run tasks in order (stopping at the first failure); print one line each; the exit code.
+
+    SIGTERM and SIGINT end the running task's record as ``error`` ("stopped by signal 15 (SIGTERM)"),
+    then the command exits 128 + the signal number (143, 130); the later tasks do not run."""
+    from ubunye.lineage.ending import Stopped, ending_signals
+
     quiet = _Reported()  # the recorder logs a record it could not write; here the line below says it
     recorder_log = logging.getLogger("ubunye.lineage")  # the recorder's logger
     recorder_log.addFilter(quiet)
     try:
-        return _run_each(usecase_dir, usecase, package, names, options)
+        with ending_signals():
+            return _run_each(usecase_dir, usecase, package, names, options)
+    except Stopped as exc:  # between tasks, or while the last record was being ended
+        echo(f"FAIL {usecase}/{package}: {exc}", err=True)
+        return exc.exit_code
     finally:
         recorder_log.removeFilter(quiet)
 
@@ -217,6 +229,7 @@ class _Reported(logging.Filter):
 def _run_each(usecase_dir: Path, usecase: str, package: str, names: Sequence[str], options: Any) -> int:
     from ubunye.engine.errors import ConfigError, EngineError
     from ubunye.engine.runner import run_task
+    from ubunye.lineage.ending import Stopped
     from ubunye.lineage.errors import InvalidName
 
     failed = False
@@ -232,6 +245,12 @@ def _run_each(usecase_dir: Path, usecase: str, package: str, names: Sequence[str
             echo(f"FAIL {task_path}: {' '.join(str(exc).split())}", err=True)
             failed = True
             break
+        except Stopped as exc:  # its record (if it started) is ended as error first
+            echo(f"FAIL {task_path}: {exc}", err=True)
+            return exc.exit_code
+        except KeyboardInterrupt:  # raised by the task's own code: its record is ended as interrupted
+            echo(f"FAIL {task_path}: interrupted (KeyboardInterrupt)", err=True)
+            return EXIT_INTERRUPTED
         seconds = time.perf_counter() - started
         # once each: the start record and the final one failing for one reason are one problem
         lost = list({getattr(e, "reason", str(e)): " ".join(str(e).split()) for e in result.record_errors}.values())
@@ -243,7 +262,7 @@ def _run_each(usecase_dir: Path, usecase: str, package: str, names: Sequence[str
         else:
             reason = result.reason()
             echo(f"FAIL {task_path}: {reason}", err=True)
-            lost = [e for e in lost if e != reason]
+            lost = [e for e in lost if e not in reason]
         for error in lost:
             echo(f"FAIL {task_path}: {error}", err=True)
         for entry in result.expectations:

@@ -62,6 +62,10 @@ class Backend(abc.ABC):
     time_zone: Optional[str] = None
     spark: Any = None
 
+    def interrupted(self) -> None:
+        """A signal or the time limit stopped the run, maybe in the middle of a call into the engine:
+        make the engine usable for ending the record (default: nothing to do)."""
+
     def close(self) -> None:
         """Put back what the backend changed outside the run (a found Spark session's settings)."""
 

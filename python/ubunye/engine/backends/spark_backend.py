@@ -82,6 +82,21 @@ class SparkBackend(Backend):
 
         self._observer = SumsObserver()
 
+    def interrupted(self) -> None:
+        """A py4j call this thread was making when the signal came still waits for its answer on this
+        thread's connection: close that connection (the next call opens a new one), then cancel
+        the session's running jobs. Spark Connect: interrupt its operations."""
+        try:
+            from ubunye.spark._compat import close_thread_connection, is_connect
+
+            if is_connect(self.spark):
+                self.spark.interruptAll()
+                return
+            close_thread_connection(self.spark)
+            self.spark.sparkContext.cancelAllJobs()
+        except Exception:  # noqa: BLE001 - best effort: the record is ended either way
+            pass
+
     def close(self) -> None:
         """Put back the settings this run changed on a session it did not start."""
         if self._changes is not None:
