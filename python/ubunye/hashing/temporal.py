@@ -158,15 +158,15 @@ def _walk(arr: "pa.Array") -> list[Any]:
         else:
             children = _walk(arr.values)
         return [children[offsets[i]:offsets[i + 1]] if ok else None for i, ok in enumerate(valid)]
+    if is_view(t, "list_view") or is_view(t, "large_list_view"):  # each row its own offset and size
+        starts, sizes, values = arr.offsets.to_pylist(), arr.sizes.to_pylist(), _walk(arr.values)
+        return [values[start:start + size] if ok else None for start, size, ok in zip(starts, sizes, valid)]
     if pt.is_struct(t):
         names = [t.field(i).name for i in range(t.num_fields)]
         columns = [_walk(child) for child in arr.flatten()]
         return [dict(zip(names, row)) if ok else None for ok, row in zip(valid, zip(*columns))] \
             if columns else [{} if ok else None for ok in valid]
     int_type, wrap = plan
-    if is_view(t, "list_view") or is_view(t, "large_list_view"):  # rare: the cast of a fresh copy
-        ints = pa.concat_arrays([arr]).cast(int_type)
-        return [None if v is None else wrap(v) for v in ints.to_pylist()]
     ints = arr.cast(int_type)  # a temporal leaf: its integers
     return [None if v is None else wrap(v) for v in ints.to_pylist()]
 
