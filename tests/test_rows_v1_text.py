@@ -11,7 +11,7 @@ from typing import Callable, NoReturn
 
 import pytest
 
-from ubunye.hashing.digest import LaneSums, data_hash, schema_hash
+from ubunye.hashing.digest import LaneSums, data_hash, line_lanes, schema_hash
 from ubunye.hashing.errors import RowsV1Error
 from ubunye.hashing.javatext import double_text, float_text
 from ubunye.hashing.jsontext import compact_json, line_string
@@ -169,3 +169,19 @@ def test_nested_strings_that_are_not_utf8_are_written_as_their_bytes() -> None:
     lines = line_array(batch, arrow_schema_kinds(batch.schema)).cast(pa.binary()).to_pylist()
     assert lines == [b'{"l":["ok"],"t":{"s":"ok"}}', b'{"l":["\xc3(\\""],"t":{"s":"\xc3(\\""}}']
     assert fingerprint(table).error is None
+
+
+def test_line_lanes_of_text_are_those_of_its_utf8_bytes() -> None:
+    import hashlib
+
+    line = '{"name":"Zoë ✓"}'
+    digest = hashlib.sha256(line.encode("utf-8")).digest()
+    want = (int.from_bytes(digest[:8], "big"), int.from_bytes(digest[8:16], "big"))
+    assert line_lanes(line) == line_lanes(line.encode("utf-8")) == want
+
+
+def test_lane_sums_add_with_sum_and_wrap_modulo_2_64() -> None:
+    top = 2**64 - 1
+    parts = [LaneSums(1, top, 2), LaneSums(2, 3, top)]
+    assert sum(parts) == LaneSums(3, 2, 1)  # sum() starts from 0
+    assert LaneSums(1, 1, 1).__add__(5) is NotImplemented
