@@ -11,7 +11,16 @@ import pyarrow as pa
 import pytest
 
 from ubunye.hashing import fingerprint
-from ubunye.hashing.temporal import Days, Micros, arrow_values, day_text, micros_of, micros_text, year_text
+from ubunye.hashing.temporal import (
+    Days,
+    Micros,
+    arrow_values,
+    day_text,
+    days_of,
+    micros_of,
+    micros_text,
+    year_text,
+)
 
 FAR = -810_000  # -0248-04-18 (far_years: Spark prints it so)
 BIG = 2_932_897  # +10000-01-01
@@ -45,6 +54,16 @@ def test_micros_of_aware_and_naive() -> None:
     assert micros_of(Micros(-3)) == -3
     with pytest.raises(TypeError):
         micros_of(dt.date(1970, 1, 1))
+
+
+def test_days_of_dates_datetimes_and_days() -> None:
+    import datetime as dt
+
+    assert days_of(dt.date(1970, 1, 2)) == 1
+    assert days_of(dt.datetime(1969, 12, 31, 23, 59)) == -1  # a datetime's date
+    assert days_of(Days(-5)) == -5
+    with pytest.raises(TypeError):
+        days_of("1970-01-01")
 
 
 def dates(values: list[Any]) -> pa.Array:
