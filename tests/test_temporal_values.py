@@ -52,7 +52,7 @@ def test_micros_of_aware_and_naive() -> None:
     assert micros_of(dt.datetime(1970, 1, 1, 2, 0, 0, 5, tzinfo=plus2)) == 5
     assert micros_of(dt.datetime(1970, 1, 1, 0, 0, 1)) == 1_000_000
     assert micros_of(Micros(-3)) == -3
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="not a datetime: datetime.date"):
         micros_of(dt.date(1970, 1, 1))
 
 
@@ -62,7 +62,7 @@ def test_days_of_dates_datetimes_and_days() -> None:
     assert days_of(dt.date(1970, 1, 2)) == 1
     assert days_of(dt.datetime(1969, 12, 31, 23, 59)) == -1  # a datetime's date
     assert days_of(Days(-5)) == -5
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="not a date: '1970-01-01'"):
         days_of("1970-01-01")
 
 
