@@ -52,6 +52,12 @@ def test_micros_of_aware_and_naive() -> None:
     assert micros_of(dt.datetime(1970, 1, 1, 2, 0, 0, 5, tzinfo=plus2)) == 5
     assert micros_of(dt.datetime(1970, 1, 1, 0, 0, 1)) == 1_000_000
     assert micros_of(Micros(-3)) == -3
+
+    class NoOffset(dt.tzinfo):  # a zone that knows no offset: the value is wall time
+        def utcoffset(self, when: Any) -> None:
+            return None
+
+    assert micros_of(dt.datetime(1970, 1, 1, 0, 0, 2, tzinfo=NoOffset())) == 2_000_000
     with pytest.raises(TypeError, match="not a datetime: datetime.date"):
         micros_of(dt.date(1970, 1, 1))
 
@@ -79,6 +85,8 @@ def test_leaves_of_every_temporal_type() -> None:
     assert arrow_values(pa.array([-1999, 2001], pa.int64()).cast(pa.timestamp("ns", tz="UTC"))) == [
         Micros(-2), Micros(2)]  # floored to microseconds
     assert all(type(v) is Days for v in arrow_values(dates([1])))
+    assert arrow_values(pa.array([-1], pa.int64()).cast(pa.date64())) == [Days(-1)]  # floored to the day
+    assert (repr(Days(-3)), repr(Micros(4))) == ("Days(-3)", "Micros(4)")
 
 
 def test_nested_temporal_values() -> None:
@@ -106,6 +114,21 @@ def test_list_views_dictionaries_and_extensions() -> None:
         assert arrow_values(view.slice(1)) == [None, [Days(-1)]]
         as_list = pa.table({"l": pa.array(rows, pa.list_(pa.date32()))})
         assert fingerprint(pa.table({"l": view})) == fingerprint(as_list), view_type  # was: empty lists
+    class DateLike(pa.ExtensionType):
+        def __init__(self) -> None:
+            super().__init__(pa.date32(), "ubunye.test.date")
+
+        def __arrow_ext_serialize__(self) -> bytes:
+            return b""
+
+        @classmethod
+        def __arrow_ext_deserialize__(cls, storage_type: Any, serialized: bytes) -> "DateLike":
+            return cls()
+
+    extension = pa.ExtensionArray.from_storage(DateLike(), dates([FAR, None]))
+    assert arrow_values(extension) == [Days(FAR), None]
+    in_list = pa.ListArray.from_arrays(pa.array([0, 2]), dates([FAR, FAR]).dictionary_encode())
+    assert arrow_values(in_list) == [[Days(FAR), Days(FAR)]]
     encoded = dates([FAR, FAR, None]).dictionary_encode()
     assert arrow_values(encoded) == [Days(FAR), Days(FAR), None]
     assert arrow_values(pa.array(["x", None])) == ["x", None]  # no temporal leaf: as it is
