@@ -8,8 +8,15 @@
 - ``agree``: both read a table, with the same column names, the same schema hash
   and the same rows-v1 digest and count (so the same kinds and values);
 - ``both-refuse``: Spark raised and the pandas reader refused with a one-line
-  reason (an option it does not follow counts only when Spark refuses too);
+  reason of its own (:data:`REFUSALS`; an option it does not follow counts only when
+  Spark refuses too);
 - ``differ``: anything else (different tables, or one side refused alone).
+
+Only the pandas reader's own refusals count as refusals: any other exception (a
+``TypeError`` from a bug, a refusal message of several lines) is raised, so the test
+fails instead of counting it as "both refused". A suite lists the cases it expects
+both sides to refuse (:func:`expect`'s ``both_refuse``); every other case must agree,
+so a reader that starts refusing everything cannot pass.
 
 CSV is read on both sides with the engine's defaults ``header=true,
 inferSchema=true`` unless ``options`` says otherwise. Every outcome is appended
@@ -22,7 +29,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Optional
+from typing import Any, Collection, Mapping, Optional
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -53,6 +60,29 @@ def _record(outcome: Outcome) -> Outcome:
     return outcome
 
 
+class HashRefused(ValueError):
+    """The pandas side read a table whose rows-v1 hash refused (the fingerprint's one-line error)."""
+
+
+def _refusal_types() -> tuple[type, ...]:
+    """The pandas reader's own refusal types: :class:`ubunye.io.UnreadablePath` (every read error,
+    one line), the refusals raised before reading (options named twice, a bad DDL schema), and a
+    refused hash. Exact types: a subclass elsewhere (or a bare ``ValueError``) is not one."""
+    from ubunye.io import UnreadablePath
+    from ubunye.io.ddl import DDLError
+    from ubunye.io.options import UnsupportedOption
+
+    return (UnreadablePath, UnsupportedOption, DDLError, HashRefused)
+
+
+def pandas_refusal(exc: BaseException) -> BaseException:
+    """``exc`` when it is one of the pandas reader's own one-line refusals, else it is raised again."""
+    if type(exc) in _refusal_types() and "\n" not in str(exc).strip():
+        return exc
+    raise AssertionError(f"the pandas reader failed with {type(exc).__name__}, not a one-line refusal of its "
+                         f"own: {str(exc)[:300]}") from exc
+
+
 def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split())[:300]
 
@@ -70,7 +100,7 @@ def _hash(frame: Any) -> Any:
 
     fp = ubunye.fingerprint(frame)
     if not fp.ok:
-        raise ValueError(fp.error)
+        raise HashRefused(fp.error)
     return fp
 
 
@@ -123,8 +153,8 @@ def _compare(spark: Any, path: Path, fmt: str, options: Optional[Mapping[str, An
     try:
         table = pandas_read(path, fmt, opts, schema)
         right = _hash(table)
-    except Exception as exc:  # noqa: BLE001 - any refusal by the pandas reader
-        pandas_error = exc
+    except Exception as exc:  # noqa: BLE001 - only the reader's own refusals; anything else is raised
+        pandas_error = pandas_refusal(exc)
     if spark_error is not None and pandas_error is not None:
         return Outcome(name, "both-refuse", f"pandas: {_one_line(pandas_error)}")
     if spark_error is not None:
@@ -146,10 +176,10 @@ def _compare(spark: Any, path: Path, fmt: str, options: Optional[Mapping[str, An
 
 
 def expect(spark: Any, outcome: Outcome, case: str, pandas_refuses: Mapping[str, str],
-           spark35_differs: Mapping[str, str]) -> None:
-    """Assert a case's outcome: ``agree`` or ``both-refuse``, except a case listed as refused by
-    the pandas reader alone (``differ``, its refusal holding the listed words) or, on Spark 3.5,
-    a case listed as read differently there (``differ``)."""
+           spark35_differs: Mapping[str, str], both_refuse: Collection[str] = ()) -> None:
+    """Assert a case's outcome: ``agree``, or ``both-refuse`` for a case listed in ``both_refuse``;
+    except a case listed as refused by the pandas reader alone (``differ``, its refusal holding the
+    listed words) or, on Spark 3.5, a case listed as read differently there (``differ``)."""
     if case in pandas_refuses:
         assert outcome.kind == "differ" and "only pandas refused" in outcome.detail \
             and pandas_refuses[case] in outcome.detail, str(outcome)
@@ -157,7 +187,13 @@ def expect(spark: Any, outcome: Outcome, case: str, pandas_refuses: Mapping[str,
     if spark.version.startswith("3.5") and case in spark35_differs:
         assert outcome.kind == "differ", f"{outcome} (Spark 3.5 was known to differ: {spark35_differs[case]})"
         return
-    assert outcome.kind in ("agree", "both-refuse"), str(outcome)
+    assert outcome.kind in allowed(case, both_refuse), str(outcome)
+
+
+def allowed(case: str, both_refuse: Collection[str]) -> tuple[str, ...]:
+    """The outcomes a case may have: ``agree``, and ``both-refuse`` only when the suite lists it
+    (a listed case may also agree: another Spark line may read what this one refuses)."""
+    return ("agree", "both-refuse") if case in both_refuse else ("agree",)
 
 
 def summary(folder: Optional[Path] = None) -> dict[str, int]:

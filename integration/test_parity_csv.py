@@ -199,8 +199,15 @@ def _write(tmp_path: Path, content: Any) -> Path:
     return path
 
 
+# Cases Spark refuses, and the pandas reader too (in one line of its own); every other case must
+# agree, so a reader that refuses everything fails (integration/parity.py).
+BOTH_REFUSE = {"charset-cp1252", "enforceSchema-false-orders", "enforceSchema-false-schema", "lineSep-empty",
+               "lineSep-three-chars", "mode-failfast-short", "mode-failfast-value", "quote-two-chars",
+               "schema-array-refused"}
+
+
 def _assert(spark: Any, name: str, outcome: Any) -> None:
-    expect(spark, outcome, name, PANDAS_REFUSES, SPARK35_DIFFERS)
+    expect(spark, outcome, name, PANDAS_REFUSES, SPARK35_DIFFERS, BOTH_REFUSE)
 
 
 @pytest.mark.parametrize("name", sorted(OPTION_CASES))
@@ -267,3 +274,7 @@ def test_random_csv(spark: Any, tmp_path: Path, seed: int) -> None:
     text, options = random_csv(seed)
     outcome = check(spark, _write(tmp_path, text), "csv", options, case=f"csv-random:{seed}")
     _assert(spark, f"random-{seed}", outcome)
+
+
+def test_the_both_refuse_list_names_cases_of_this_suite() -> None:
+    assert BOTH_REFUSE <= set(OPTION_CASES) | set(INFERENCE_CASES)

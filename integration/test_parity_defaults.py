@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+import parity
 from parity import check
 
 CASES = {
@@ -38,3 +39,31 @@ def test_an_option_the_pandas_reader_does_not_follow_is_a_difference_unless_spar
         assert "a: int" in outcome.detail and "b: int" in outcome.detail
     else:
         assert outcome.kind == "differ" and "only pandas refused" in outcome.detail, str(outcome)
+
+
+def test_only_the_readers_own_one_line_refusals_count_as_refusals(tmp_path: Path) -> None:
+    """A TypeError (a bug), a bare ValueError or a refusal of several lines is not "refused": the
+    harness raises, so the case fails instead of passing as "both refused"."""
+    from ubunye.io import UnreadablePath, read_arrow
+
+    missing = tmp_path / "nowhere.csv"
+    with pytest.raises(UnreadablePath) as refused:
+        read_arrow(missing, "csv")
+    assert parity.pandas_refusal(refused.value) is refused.value
+    for exc in (TypeError("unsupported operand"), ValueError("a bare one"), UnreadablePath("two\nlines")):
+        with pytest.raises(AssertionError, match="not a one-line refusal of its own"):
+            parity.pandas_refusal(exc)
+
+
+def test_a_pandas_reader_bug_fails_the_case_even_when_spark_refuses(
+        spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Spark refuses a missing path; a pandas reader that fails with a TypeError there was counted
+    as "both refuse" before: now the harness raises."""
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise TypeError("a bug in the reader")
+
+    monkeypatch.setattr(parity, "pandas_read", broken)
+    with pytest.raises(AssertionError, match="TypeError, not a one-line refusal"):
+        check(spark, tmp_path / "nowhere.csv", "csv", case="harness-type-error", record=False)
+    monkeypatch.undo()
+    assert check(spark, tmp_path / "nowhere.csv", "csv", case="harness-missing", record=False).kind == "both-refuse"

@@ -23,7 +23,9 @@ from ubunye.spark.testing import fixture_dataframe
 from ubunye.hashing.temporal import Days, Micros
 from ubunye.testing.fixtures import Fixture, fixtures_dir, load_fixture
 
-FIXTURE_PATHS = sorted(fixtures_dir().glob("*.json"))
+# the shared fixtures, and the project's own from Spark's output (scripts/fixtures-from-spark)
+EXTRA = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "rows-v1-extra"
+FIXTURE_PATHS = sorted(fixtures_dir().glob("*.json")) + sorted(EXTRA.glob("*.json"))
 ENGINES = ("spark-native", "spark-sql")
 
 
@@ -47,7 +49,7 @@ def spark_frame(spark: Any, fx: Fixture, folder: Path) -> Any:
 
 def test_the_new_fixtures_go_through_parquet() -> None:
     names = {p.stem for p in FIXTURE_PATHS if through_parquet(load_fixture(p))}
-    assert {"unsigned_ints", "far_years"} <= names
+    assert {"unsigned_ints", "far_years", "far_february"} <= names
 
 
 def check(fp: Any, fx: Any, engine: str) -> None:

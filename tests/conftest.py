@@ -2,10 +2,14 @@
 
 Hypothesis profiles: ``ci`` (the default here) runs derandomized, so CI is
 reproducible; set ``HYPOTHESIS_PROFILE=dev`` for fresh random examples.
+
+``unavailable``: a test whose anchor (the shared fixtures beside the checkout, a JDK 19+) is
+missing skips on a developer's fresh clone, and fails in CI (``CI=true``), which always has it.
 """
 from __future__ import annotations
 
 import os
+from typing import Callable, NoReturn
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -34,3 +38,15 @@ def _fresh_process_masker():  # type: ignore[no-untyped-def]
     from ubunye.masking import process
 
     process().clear()
+
+
+@pytest.fixture
+def unavailable() -> Callable[[str], NoReturn]:
+    """``unavailable(reason)``: fail in CI (``CI=true``), which has every anchor; skip elsewhere."""
+
+    def missing(reason: str) -> NoReturn:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{reason}; CI=true, and CI always has it")
+        pytest.skip(reason)
+
+    return missing

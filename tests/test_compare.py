@@ -107,6 +107,50 @@ def test_changed_rows_and_missing_step() -> None:
     assert len(c.problems) == 2
 
 
+def test_same_hashes_with_both_row_counts_missing_prove_nothing() -> None:
+    """Two steps alike in everything but a row count neither run recorded: unknown, never proven."""
+    a = load("f8d3")
+    for s in a.inputs + a.outputs:
+        s.row_count = None
+    c = compare_records(a, copy.deepcopy(a))
+    adults = step(c, "output", "adults")
+    assert adults.row_count.verdict == UNKNOWN and "neither" in (adults.row_count.reason or "")
+    assert adults.verdict == UNKNOWN and adults.data_hash.verdict == UNCHANGED
+    assert not c.data_proven_same
+    assert any("row count unknown" in p for p in c.problems), c.problems
+
+
+def test_a_changed_environment_hash_alone_is_a_change() -> None:
+    """Equal environment facts but a different environment hash (a fact the record does not
+    list, or an edited one): changed, not unchanged."""
+    a = load("f8d3")
+    b = copy.deepcopy(a)
+    assert field(compare_records(a, b), "environment").verdict == UNCHANGED
+    b.environment_hash = "sha256:" + "1" * 64
+    env = field(compare_records(a, b), "environment")
+    assert env.verdict == CHANGED
+    assert env.detail["packages"] == {"moved": [], "added": [], "removed": []}
+
+
+def test_a_changed_hash_outranks_an_unknown_count() -> None:
+    """A step whose data hash changed and whose row count is unknown is changed: the most
+    serious verdict of its parts (changed above missing, not comparable and unknown)."""
+    a = load("f8d3")
+    b = copy.deepcopy(a)
+    b.outputs[0].row_count = None
+    b.outputs[0].data_hash = "sha256:" + "0" * 64
+    adults = step(compare_records(a, b), "output", "adults")
+    assert (adults.row_count.verdict, adults.data_hash.verdict) == (UNKNOWN, CHANGED)
+    assert adults.verdict == CHANGED
+    b.outputs[0].schema_hash = None  # unknown schema too: still changed
+    assert step(compare_records(a, b), "output", "adults").verdict == CHANGED
+    b.outputs[0].hash_method = "sha256-of-files"  # not comparable beside an unknown: not comparable
+    b.outputs[0].schema_hash = a.outputs[0].schema_hash
+    worst = step(compare_records(a, b), "output", "adults")
+    assert (worst.row_count.verdict, worst.data_hash.verdict, worst.verdict) == (
+        UNKNOWN, NOT_COMPARABLE, NOT_COMPARABLE)
+
+
 def test_environment_packages_moved_added_removed() -> None:
     a = load("f8d3")
     b = copy.deepcopy(a)

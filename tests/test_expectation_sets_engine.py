@@ -108,6 +108,31 @@ def test_reconcile_measures_the_input_as_read_before_the_transform_changes_it(tm
         "sum of amount in people 155, of amount in scored 0: difference -155 (at most 100%)")
 
 
+GAIN = CODE.replace('return {"scored": people[people["id"] != 6]}',
+                    'extra = people[people["id"] <= 2].assign(id=[7, 8], amount=0)\n'
+                    '        return {"scored": pd.concat([people[people["id"] != 6], extra])}').replace(
+    "from ubunye import Task", "import pandas as pd\nfrom ubunye import Task")
+
+
+@pytest.mark.parametrize(("max_gained", "passed"), [("0", False), ("1", True), ('"10%"', False), ('"20%"', True)])
+def test_rows_gained_are_held_to_max_gained(tmp_path: Path, max_gained: str, passed: bool) -> None:
+    """A transform that adds rows (6 read, 7 reach the output: 1 gained): max_gained decides,
+    in rows or as a share of the rows read (10% of 6 is 0.6, 20% is 1.2)."""
+    config = CONFIG.replace("max_gained: 0", f"max_gained: {max_gained}")
+    detail = (f"6 rows read from people, 7 reached scored: 0 lost, 1 gained "
+              f"(at most 20% lost, at most {max_gained.strip(chr(34))} gained)")
+    if not passed:
+        with pytest.raises(TaskFailed) as err:
+            run_task(make_task(tmp_path, config=config, code=GAIN), backend="pandas", lineage=True)
+        assert f"scored: rows_from_people (reconcile): {detail}" in str(err.value)
+        assert not (tmp_path / "out").exists()
+    else:
+        assert run_task(make_task(tmp_path, config=config, code=GAIN), backend="pandas", lineage=True).ok
+        assert len(rows(tmp_path / "out/scored")) == 4  # 7 less the 3 quarantined
+    got = {e["rule"]: e for e in record(tmp_path)["expectations"]}["rows_from_people"]
+    assert (got["passed"], got["failed"], got["total"], got["detail"]) == (passed, 1, 6, detail)
+
+
 def test_quarantined_rows_count_as_carried_over(tmp_path: Path) -> None:
     config = CONFIG.replace('max_lost: "20%"', "max_lost: 1")
     run_task(make_task(tmp_path, config=config), backend="pandas", lineage=True)

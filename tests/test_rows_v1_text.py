@@ -7,10 +7,11 @@ import shutil
 import struct
 import subprocess
 from pathlib import Path
+from typing import Callable, NoReturn
 
 import pytest
 
-from ubunye.hashing.digest import LaneSums, data_hash, schema_hash
+from ubunye.hashing.digest import LaneSums, data_hash, line_lanes, schema_hash
 from ubunye.hashing.errors import RowsV1Error
 from ubunye.hashing.javatext import double_text, float_text
 from ubunye.hashing.jsontext import compact_json, line_string
@@ -45,14 +46,18 @@ def test_float_text(x: float, text: str) -> None:
 
 
 def _java() -> str | None:
-    for home in (os.environ.get("JAVA_HOME", ""), "/usr/lib/jvm/temurin-25-jdk-amd64"):
-        candidate = Path(home) / "bin" / "java"
-        if home and candidate.exists():
+    """A JDK 19+ ``java``: the machine's JDKs under /usr/lib/jvm (CI's machine has a Temurin 25
+    beside its JDK 17), ``$JAVA_HOME`` if set, or ``java`` on the PATH. No environment variable
+    is needed: CI sets none of them."""
+    homes = [os.environ.get("JAVA_HOME", "")] + sorted(str(p) for p in Path("/usr/lib/jvm").glob("*"))
+    candidates = [Path(home) / "bin" / "java" for home in homes if home] + [Path(shutil.which("java") or "")]
+    for candidate in candidates:
+        if candidate.name == "java" and candidate.exists():
             version = subprocess.run([str(candidate), "-version"], capture_output=True, text=True).stderr
             major = version.split('"')[1].split(".")[0] if '"' in version else "0"
             if major.isdigit() and int(major) >= 19:
                 return str(candidate)
-    return shutil.which("java19")
+    return None
 
 
 JAVA = _java()
@@ -72,8 +77,9 @@ public class Texts { public static void main(String[] a) throws Exception {
 """
 
 
-@pytest.mark.skipif(JAVA is None, reason="needs a JDK 19+ to compare with (Temurin 25 on the dev machine)")
-def test_java_text_equals_jdk19_on_random_bits(tmp_path: Path) -> None:
+def test_java_text_equals_jdk19_on_random_bits(tmp_path: Path, unavailable: Callable[[str], NoReturn]) -> None:
+    if JAVA is None:
+        unavailable("needs a JDK 19+ to compare with (none under /usr/lib/jvm, $JAVA_HOME or the PATH)")
     rnd = random.Random(20261130)
     cases = [("d", rnd.getrandbits(64) - 2**63) for _ in range(20000)]
     cases += [("f", rnd.getrandbits(32) - 2**31) for _ in range(20000)]
@@ -163,3 +169,19 @@ def test_nested_strings_that_are_not_utf8_are_written_as_their_bytes() -> None:
     lines = line_array(batch, arrow_schema_kinds(batch.schema)).cast(pa.binary()).to_pylist()
     assert lines == [b'{"l":["ok"],"t":{"s":"ok"}}', b'{"l":["\xc3(\\""],"t":{"s":"\xc3(\\""}}']
     assert fingerprint(table).error is None
+
+
+def test_line_lanes_of_text_are_those_of_its_utf8_bytes() -> None:
+    import hashlib
+
+    line = '{"name":"Zoë ✓"}'
+    digest = hashlib.sha256(line.encode("utf-8")).digest()
+    want = (int.from_bytes(digest[:8], "big"), int.from_bytes(digest[8:16], "big"))
+    assert line_lanes(line) == line_lanes(line.encode("utf-8")) == want
+
+
+def test_lane_sums_add_with_sum_and_wrap_modulo_2_64() -> None:
+    top = 2**64 - 1
+    parts = [LaneSums(1, top, 2), LaneSums(2, 3, top)]
+    assert sum(parts) == LaneSums(3, 2, 1)  # sum() starts from 0
+    assert LaneSums(1, 1, 1).__add__(5) is NotImplemented

@@ -26,7 +26,9 @@ PRIVATE = re.compile(
 
 
 def _sources() -> Iterator[tuple[Path, ast.AST]]:
-    for path in sorted(PACKAGE.rglob("*.py")):
+    paths = sorted(PACKAGE.rglob("*.py"))
+    assert len(paths) > 10, f"the package's modules are not under {PACKAGE}"  # a loop over nothing proves nothing
+    for path in paths:
         yield path, ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 from typing import Any
 
@@ -28,47 +29,66 @@ class Builder:
 
 
 HOLDER = textwrap.dedent("""
-    import fcntl, sys, time
+    import fcntl, os, sys, time
     from pathlib import Path
-    lock, ready, released = (Path(a) for a in sys.argv[1:4])
+    lock, ready, released, done = (Path(a) for a in sys.argv[1:5])
+
+    def someone_waits(inode):  # a blocked flock request on the lock file ("->" in /proc/locks)
+        for line in Path("/proc/locks").read_text().splitlines():
+            fields = line.split()
+            if "->" in fields and fields[-3].endswith(f":{inode}"):
+                return True
+        return False
+
     with open(lock, "a+") as handle:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
         ready.write_text("held")
-        time.sleep(1.0)  # the other process must be waiting by now, whatever the machine's load
+        inode = os.fstat(handle.fileno()).st_ino
+        deadline = time.monotonic() + 60
+        while not (someone_waits(inode) or done.exists()) and time.monotonic() < deadline:
+            time.sleep(0.01)  # poll: until the other process waits on the lock, or the test is done
         released.write_text("released")
         fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 """)
 
 
-def _hold(tmp_path: Path, ivy: Path) -> tuple[subprocess.Popen[bytes], Path]:
-    ready, released = tmp_path / "ready", tmp_path / "released"
+def _hold(tmp_path: Path, ivy: Path) -> tuple[subprocess.Popen[bytes], Path, Path]:
+    """A process holding the Ivy lock until another one waits for it (or ``done`` is written)."""
+    ready, released, done = tmp_path / "ready", tmp_path / "released", tmp_path / "done"
     ivy.mkdir(parents=True, exist_ok=True)
     holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(packages.lock_path(str(ivy))), str(ready),
-                               str(released)])
+                               str(released), str(done)])
+    deadline = time.monotonic() + 60
     while not ready.exists():
         assert holder.poll() is None, "the lock holder exited early"
-    return holder, released
+        assert time.monotonic() < deadline, "the lock holder never took the lock"
+        time.sleep(0.01)
+    return holder, released, done
 
 
 def test_a_session_with_packages_starts_only_after_the_other_resolver_is_done(tmp_path: Path) -> None:
     ivy = tmp_path / "ivy"
-    holder, released = _hold(tmp_path, ivy)
+    holder, released, done = _hold(tmp_path, ivy)
     builder = Builder({"spark.jars.packages": "io.delta:delta-spark_2.12:3.3.3", "spark.jars.ivy": str(ivy)},
                       released)
-    assert packages.get_or_create(builder) == "session"
-    holder.wait(timeout=30)
+    try:
+        assert packages.get_or_create(builder) == "session"
+    finally:
+        done.write_text("done")
+        holder.wait(timeout=90)
     assert builder.saw_release, "the JVM started while another process held the Ivy cache"
 
 
 def test_a_session_without_packages_does_not_wait(tmp_path: Path) -> None:
     ivy = tmp_path / "ivy"
-    holder, released = _hold(tmp_path, ivy)
+    holder, released, done = _hold(tmp_path, ivy)
     builder = Builder({"spark.jars.ivy": str(ivy)}, released)
     try:
         assert packages.get_or_create(builder) == "session"
         assert not builder.saw_release, "a session with no packages waited for the Ivy lock"
     finally:
-        holder.wait(timeout=30)
+        done.write_text("done")
+        holder.wait(timeout=90)
 
 
 def test_the_lock_lives_beside_the_ivy_cache_or_in_home(tmp_path: Path) -> None:

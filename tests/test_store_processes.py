@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 from ubunye.lineage.store import FileStore
@@ -24,7 +23,10 @@ _RUN = textwrap.dedent(
     from ubunye.lineage.recorder import LineageRecorder
 
     usecase_dir, go = Path(sys.argv[1]), Path(sys.argv[2])
-    while not go.exists():          # start together
+    deadline = time.monotonic() + 120
+    while not go.exists():          # start together (poll, with a deadline)
+        if time.monotonic() > deadline:
+            sys.exit("no go signal within 120 s")
         time.sleep(0.005)
     recorder = LineageRecorder()
     context = RunContext(usecase="shop", package="orders", task="clean", usecase_dir=usecase_dir,
@@ -38,7 +40,7 @@ _RUN = textwrap.dedent(
 
 _KILL_AFTER_START = textwrap.dedent(
     """
-    import sys, time
+    import signal, sys
     from pathlib import Path
     from ubunye.lineage.context import RunContext
     from ubunye.lineage.recorder import LineageRecorder
@@ -48,7 +50,7 @@ _KILL_AFTER_START = textwrap.dedent(
                          run_id=sys.argv[2])
     recorder.task_start(context=context, config={"MODEL": "etl"})
     print("started", flush=True)
-    time.sleep(600)  # killed here, before task_end
+    signal.pause()  # killed here, before task_end
     """
 )
 
@@ -59,6 +61,7 @@ _WRITE_FOREVER = textwrap.dedent(
     from ubunye.lineage.store import FileStore
 
     store = FileStore(sys.argv[1])
+    announce = int(sys.argv[2])  # say "writing" after this many writes: the test kills it then
     steps = [Step(name=f"s{i}", direction="output", location="/x" * 200) for i in range(300)]
     n = 0
     while True:
@@ -68,7 +71,7 @@ _WRITE_FOREVER = textwrap.dedent(
         record.duration_sec = float(n)
         store.write(record)
         n += 1
-        if n == 3:
+        if n == announce:
             print("writing", flush=True)
     """
 )
@@ -119,11 +122,11 @@ def test_process_killed_between_start_and_end_leaves_a_running_record(tmp_path: 
 def test_process_killed_while_writing_never_leaves_a_truncated_record(tmp_path: Path) -> None:
     store = FileStore(tmp_path)
     for round_ in range(3):
-        proc = subprocess.Popen([sys.executable, "-c", _WRITE_FOREVER, str(tmp_path)], env=_env(),
-                                stdout=subprocess.PIPE, text=True)
+        announce = 3 + 7 * round_  # kill at different points of the write loop: after 3, 10, 17 writes
+        proc = subprocess.Popen([sys.executable, "-c", _WRITE_FOREVER, str(tmp_path), str(announce)],
+                                env=_env(), stdout=subprocess.PIPE, text=True)
         try:
             assert proc.stdout is not None and proc.stdout.readline().strip() == "writing"
-            time.sleep(0.05 * round_)  # kill at different points of the write loop
         finally:
             proc.send_signal(signal.SIGKILL)
             proc.wait(timeout=30)

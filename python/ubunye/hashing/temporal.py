@@ -146,8 +146,7 @@ def _walk(arr: "pa.Array") -> list[Any]:
         return _walk(arr.dictionary_decode())
     if isinstance(t, pa.ExtensionType):
         return _walk(arr.storage)
-    plan = _plan(t)
-    if plan is None:
+    if not _temporal(t):
         return arr.to_pylist()
     valid = arr.is_valid().to_pylist()
     if pt.is_list(t) or pt.is_large_list(t) or pt.is_map(t):
@@ -158,25 +157,26 @@ def _walk(arr: "pa.Array") -> list[Any]:
         else:
             children = _walk(arr.values)
         return [children[offsets[i]:offsets[i + 1]] if ok else None for i, ok in enumerate(valid)]
+    if is_view(t, "list_view") or is_view(t, "large_list_view"):  # each row its own offset and size
+        starts, sizes, values = arr.offsets.to_pylist(), arr.sizes.to_pylist(), _walk(arr.values)
+        return [values[start:start + size] if ok else None for start, size, ok in zip(starts, sizes, valid)]
     if pt.is_struct(t):
         names = [t.field(i).name for i in range(t.num_fields)]
         columns = [_walk(child) for child in arr.flatten()]
-        return [dict(zip(names, row)) if ok else None for ok, row in zip(valid, zip(*columns))] \
-            if columns else [{} if ok else None for ok in valid]
-    int_type, wrap = plan
-    if is_view(t, "list_view") or is_view(t, "large_list_view"):  # rare: the cast of a fresh copy
-        ints = pa.concat_arrays([arr]).cast(int_type)
-        return [None if v is None else wrap(v) for v in ints.to_pylist()]
+        return [dict(zip(names, row)) if ok else None for ok, row in zip(valid, zip(*columns))]
+    leaf = _leaf(t)
+    assert leaf is not None, t  # every nested temporal type is taken apart above
+    int_type, wrap = leaf
     ints = arr.cast(int_type)  # a temporal leaf: its integers
     return [None if v is None else wrap(v) for v in ints.to_pylist()]
 
 
-_Plan = Optional[tuple["pa.DataType", Callable[[Any], Any]]]
+_Leaf = Optional[tuple["pa.DataType", Callable[[Any], Any]]]
 _PER_US = {"s": (1_000_000, 1), "ms": (1000, 1), "us": (1, 1), "ns": (1, 1000)}
 
 
-def _plan(t: "pa.DataType") -> _Plan:
-    """The integer type standing for ``t`` and how to wrap its values; None without temporal leaves."""
+def _leaf(t: "pa.DataType") -> _Leaf:
+    """The integer type standing for a temporal leaf type ``t`` and how to wrap its values; None otherwise."""
     import pyarrow as pa
     import pyarrow.types as pt
 
@@ -187,32 +187,24 @@ def _plan(t: "pa.DataType") -> _Plan:
     if pt.is_timestamp(t):
         mul, div = _PER_US[t.unit]
         return pa.int64(), lambda v: Micros(v * mul // div)
-    if pt.is_dictionary(t):
-        return _plan(t.value_type)
-    if pt.is_list(t) or pt.is_large_list(t) or is_view(t, "list_view") or is_view(t, "large_list_view"):
-        inner = _plan(t.value_type)
-        if inner is None:
-            return None
-        make = pa.list_ if pt.is_list(t) or is_view(t, "list_view") else pa.large_list
-        el = inner[1]
-        return make(pa.field(t.value_field.name, inner[0])), lambda v: [None if x is None else el(x) for x in v]
-    if pt.is_map(t):
-        key, item = _plan(t.key_type), _plan(t.item_type)
-        if key is None and item is None:
-            return None
-        kt, kw = key or (t.key_type, _same)
-        it, iw = item or (t.item_type, _same)
-        return pa.map_(kt, it), lambda v: [(kw(k), None if x is None else iw(x)) for k, x in v]
-    if pt.is_struct(t):
-        fields = [t.field(i) for i in range(t.num_fields)]
-        plans = [_plan(f.type) for f in fields]
-        if all(p is None for p in plans):
-            return None
-        types = [f.with_type(p[0]) if p else f for f, p in zip(fields, plans)]
-        wraps = [(f.name, p[1] if p else _same) for f, p in zip(fields, plans)]
-        return pa.struct(types), lambda v: {n: None if v[n] is None else w(v[n]) for n, w in wraps}
     return None
 
 
-def _same(v: Any) -> Any:
-    return v
+def _temporal(t: "pa.DataType") -> bool:
+    """Whether ``t`` is or holds (at any depth) a date or a timestamp."""
+    import pyarrow as pa
+    import pyarrow.types as pt
+
+    if _leaf(t) is not None:
+        return True
+    if pt.is_dictionary(t):
+        return _temporal(t.value_type)
+    if isinstance(t, pa.ExtensionType):
+        return _temporal(t.storage_type)
+    if pt.is_list(t) or pt.is_large_list(t) or is_view(t, "list_view") or is_view(t, "large_list_view"):
+        return _temporal(t.value_type)
+    if pt.is_map(t):
+        return _temporal(t.key_type) or _temporal(t.item_type)
+    if pt.is_struct(t):
+        return any(_temporal(t.field(i).type) for i in range(t.num_fields))
+    return False
