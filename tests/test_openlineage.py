@@ -13,14 +13,20 @@ from click.testing import CliRunner
 from ubunye.cli.app import cli
 from ubunye.lineage.openlineage import (
     ROWS_V1_FACET,
+    ROWS_V1_SCHEMA,
+    ROWS_V1_SCHEMA_FILE,
     URL_ENV,
     PostError,
     dataset_name,
     event_type,
+    ol_run_id,
     post_events,
     to_openlineage_events,
 )
+from ubunye.lineage.record import RunRecord
 from ubunye.lineage.store import open_store
+
+import ol_schemas
 
 SAMPLES = Path(__file__).parent / "fixtures" / "records"
 ARGS = ["-d", str(SAMPLES), "--lineage-dir", "ubunye-engine-0.8.0"]
@@ -37,9 +43,12 @@ def test_events_one_per_line_with_rows_v1_facets() -> None:
     assert result.exit_code == 0
     events = [json.loads(line) for line in result.stdout.splitlines()]
     records = list(reversed(open_store(SAMPLES, "ubunye-engine-0.8.0").list_runs("shop", "orders", "clean")))
-    assert events == json.loads(json.dumps(to_openlineage_events(records)))
-    assert [e["run"]["runId"][:4] for e in events] == ["f8d3", "0ec7", "13fc"]  # oldest first
-    first = events[0]
+    assert events == json.loads(json.dumps(to_openlineage_events(records, base=SAMPLES)))
+    # each run: its START, then its end event, with one run id (oldest run first)
+    assert [e["eventType"] for e in events] == ["START", "COMPLETE"] * 3
+    assert [e["run"]["runId"] for e in events] == [ol_run_id(r) for r in records for _ in "se"]
+    assert [e["eventTime"] for e in events[:2]] == [records[0].started_at, records[0].ended_at]
+    first = events[1]
     assert first["eventType"] == "COMPLETE" and first["job"] == {"namespace": "ubunye", "name": "shop.orders.clean",
                                                                  "facets": {}}
     people = first["inputs"][0]
@@ -51,12 +60,12 @@ def test_events_one_per_line_with_rows_v1_facets() -> None:
         "dataHash": "sha256:dc218dc439d529806d758af56ee46d60858e97c802734387b5325c5079ea7fb1",
         "method": "rows-v1",
     }
-    assert facet["_producer"] and facet["_schemaURL"].startswith("https://")
+    assert facet["_producer"] and facet["_schemaURL"] == ROWS_V1_SCHEMA
     assert people["inputFacets"]["inputStatistics"]["rowCount"] == 3
     assert first["outputs"][0]["outputFacets"]["outputStatistics"]["rowCount"] == 2
     # the notebook run's unhashed input: no statistics facet, nulls in ours (never a false 0)
-    unhashed = events[2]["inputs"][0]
-    assert "inputFacets" not in unhashed and unhashed["facets"][ROWS_V1_FACET]["rowCount"] is None
+    unhashed = events[5]["inputs"][0]
+    assert "inputStatistics" not in unhashed["inputFacets"] and unhashed["facets"][ROWS_V1_FACET]["rowCount"] is None
 
 
 def test_failed_run_is_a_fail_event_with_the_error() -> None:
@@ -64,9 +73,15 @@ def test_failed_run_is_a_fail_event_with_the_error() -> None:
     assert result.exit_code == 0
     doc = json.loads(result.stdout)
     assert doc["schema_version"] == 1 and doc["posted"] is None
-    (event,) = doc["events"]
-    assert event["eventType"] == "FAIL"
+    start, event = doc["events"]
+    assert (start["eventType"], event["eventType"]) == ("START", "FAIL")
+    assert start["run"]["runId"] == event["run"]["runId"] and "errorMessage" not in start["run"]["facets"]
     assert event["run"]["facets"]["errorMessage"]["message"].startswith("ExpectationError")
+    tests = {t["name"]: t for t in event["run"]["facets"]["test"]["tests"]}
+    assert tests["adults.city_not_null"] == {"name": "adults.city_not_null", "status": "fail", "severity": "warn",
+                                             "type": "not_null"}
+    people = event["inputs"][0]["inputFacets"]["dataQualityAssertions"]["assertions"]
+    assert people == [{"assertion": "columns", "success": True, "name": "columns", "severity": "error"}]
 
 
 def test_mapping_helpers() -> None:
@@ -75,6 +90,48 @@ def test_mapping_helpers() -> None:
     assert dataset_name("s3://bucket/a/b.parquet", "x") == ("s3://bucket", "a/b.parquet")
     assert dataset_name("file:///tmp/x.csv", "x") == ("file", "/tmp/x.csv")
     assert dataset_name(None, "people") == ("ubunye", "people")
+    assert dataset_name("s3a://bucket/a", "x") == ("s3://bucket", "a")
+    assert dataset_name("gs://b/t/x.parquet", "x") == ("gs://b", "t/x.parquet")
+    assert dataset_name("abfss://c@acct.dfs.core.windows.net/d/t", "x") == (
+        "abfss://c@acct.dfs.core.windows.net", "d/t")
+    assert dataset_name("dbfs:/mnt/x", "x") == ("dbfs", "/mnt/x")
+    # a relative path is absolute against the usecase folder: two machines name it alike
+    assert dataset_name("data/../out/x.csv", "x", base=Path("/srv/uc")) == ("file", "/srv/uc/out/x.csv")
+
+
+def test_run_ids_are_uuid7_and_stable() -> None:
+    record = RunRecord(run_id="d84802d3-7d57-4c76-bc9c-0626308af19c", started_at="2026-11-30T14:20:47.000+00:00")
+    run_id = ol_run_id(record)
+    assert run_id == ol_run_id(RunRecord.from_dict(record.to_dict()))
+    assert run_id[14] == "7" and run_id[19] in "89ab"
+    assert int(run_id.replace("-", "")[:12], 16) == 1796048447000  # started_at in ms
+    assert ol_run_id(RunRecord(run_id="x", started_at="1970-01-01T00:00:01.234Z")).startswith("00000000-04d2-7")
+    assert ol_run_id(RunRecord(run_id="other", started_at=record.started_at)) != run_id
+
+
+def test_every_event_validates_against_the_official_schemas() -> None:
+    store = open_store(SAMPLES, "ubunye-engine-0.8.0")
+    records = [r for u, p, t in store.iter_tasks() for r in store.list_runs(u, p, t)]
+    records.append(RunRecord(run_id="r", task_path="a/b/c", status="running", started_at="2026-11-30T14:20:47+00:00"))
+    events = to_openlineage_events(records, base=SAMPLES)
+    assert {e["eventType"] for e in events} == {"START", "COMPLETE", "FAIL"}
+    assert {e["run"]["runId"] for e in events if e["eventType"] == "START"} == {ol_run_id(r) for r in records}
+    assert [ol_schemas.errors(e) for e in events] == [[]] * len(events)
+    facets = {k for e in events for d in e["inputs"] + e["outputs"] for k in d["facets"]}
+    assert ROWS_V1_FACET in facets
+    assert ROWS_V1_SCHEMA.startswith(f"urn:ubunye:spec:{ROWS_V1_SCHEMA_FILE}#")
+
+
+def test_the_schema_check_can_fail() -> None:
+    store = open_store(SAMPLES, "ubunye-engine-0.8.0")
+    (event,) = [e for e in to_openlineage_events(store.list_runs("shop", "orders", "bad")) if e["eventType"] == "FAIL"]
+    stats = event["inputs"][0]["inputFacets"]["inputStatistics"]
+    stats["_schemaURL"] = "https://openlineage.io/spec/facets/1-0-2/InputStatisticsInputDatasetFacet.json"
+    event["inputs"][0]["facets"][ROWS_V1_FACET]["rowCount"] = "3"
+    event["run"]["runId"] = "not-a-uuid"
+    found = ol_schemas.errors(event)
+    assert len(found) == 3 and "not a 'uuid'" in found[0], found
+    assert {"no official model" in f or "'3' is not of type" in f for f in found[1:]} == {True}, found
 
 
 class _Collector(BaseHTTPRequestHandler):
@@ -109,7 +166,7 @@ def test_posts_every_event_when_the_url_is_set(server: tuple[str, type[_Collecto
     result = invoke("--json", env={URL_ENV: url})
     assert result.exit_code == 0
     doc = json.loads(result.stdout)
-    assert doc["posted"] == {"url": url, "sent": 4}
+    assert doc["posted"] == {"url": url, "sent": 8}
     assert [body for _, body in handler.received] == doc["events"]
     assert {ctype for ctype, _ in handler.received} == {"application/json"}
 

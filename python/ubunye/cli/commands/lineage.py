@@ -238,8 +238,13 @@ def verify_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: bool,
 def openlineage_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: bool, usecase: Optional[str],
                         package: Optional[str], task: Optional[str], run_id: Optional[str],
                         namespace: Optional[str], send: bool) -> None:
-    """Stored runs as OpenLineage run events, one JSON per line (POSTed if UBUNYE_OPENLINEAGE_URL is set)."""
-    from ubunye.lineage.openlineage import URL_ENV, PostError, post_events, stored_runs, to_openlineage_events
+    """Stored runs as OpenLineage run events (each run's START and end event), one JSON per line.
+
+    Relative local paths are named absolute against the usecase folder (-d). The events are
+    POSTed when UBUNYE_OPENLINEAGE_URL is set.
+    """
+    from ubunye.lineage.openlineage import (NAMESPACE, URL_ENV, PostError, post_events, stored_runs,
+                                            to_openlineage_events)
 
     store = make_store(usecase_dir, lineage_dir)
     if run_id is not None:
@@ -250,10 +255,7 @@ def openlineage_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: 
         if package is not None and usecase is None:
             fail("-p needs -u: a package is named by usecase/package")
         records = stored_runs(store, usecase=usecase, package=package, task=task)
-    events = to_openlineage_events(records)
-    if namespace is not None:
-        for event in events:
-            event["job"]["namespace"] = namespace
+    events = to_openlineage_events(records, base=usecase_dir, namespace=namespace or NAMESPACE)
     url = os.environ.get(URL_ENV) or (os.environ.get("OPENLINEAGE_URL") if send else None)
     if send and not url:
         fail(f"--send needs {URL_ENV} (or OPENLINEAGE_URL) set to the OpenLineage endpoint")
