@@ -136,11 +136,13 @@ def test_the_schema_check_can_fail() -> None:
 
 class _Collector(BaseHTTPRequestHandler):
     received: list[Any] = []
+    auth: list[Any] = []
     status = 201
 
     def do_POST(self) -> None:  # noqa: N802 - http.server's name
         length = int(self.headers["Content-Length"])
         type(self).received.append((self.headers["Content-Type"], json.loads(self.rfile.read(length))))
+        type(self).auth.append(self.headers.get("Authorization"))
         self.send_response(type(self).status)
         self.end_headers()
 
@@ -150,7 +152,7 @@ class _Collector(BaseHTTPRequestHandler):
 
 @pytest.fixture()
 def server() -> Iterator[tuple[str, type[_Collector]]]:
-    handler = type("Handler", (_Collector,), {"received": [], "status": 201})
+    handler = type("Handler", (_Collector,), {"received": [], "auth": [], "status": 201})
     httpd = HTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
@@ -167,8 +169,15 @@ def test_posts_every_event_when_the_url_is_set(server: tuple[str, type[_Collecto
     assert result.exit_code == 0
     doc = json.loads(result.stdout)
     assert doc["posted"] == {"url": url, "sent": 8}
-    assert [body for _, body in handler.received] == doc["events"]
-    assert {ctype for ctype, _ in handler.received} == {"application/json"}
+    received = [body for _, body in handler.received]
+    assert [(e["eventType"], e["run"]["runId"]) for e in received] == [
+        (e["eventType"], e["run"]["runId"]) for e in doc["events"]]
+    assert [ol_schemas.errors(e) for e in received] == [[]] * 8  # checked as the collector got them
+    hashes = [d["facets"][ROWS_V1_FACET].get("dataHash") for e in received for d in e["outputs"]
+              if ROWS_V1_FACET in d["facets"]]
+    assert hashes == [d["facets"][ROWS_V1_FACET]["dataHash"] for e in doc["events"] for d in e["outputs"]
+                      if ROWS_V1_FACET in d["facets"]] and hashes
+    assert {ctype.split(";")[0] for ctype, _ in handler.received} == {"application/json"}
 
 
 def test_a_refusing_server_is_a_one_line_error(server: tuple[str, type[_Collector]]) -> None:
@@ -176,6 +185,22 @@ def test_a_refusing_server_is_a_one_line_error(server: tuple[str, type[_Collecto
     handler.status = 400
     result = invoke("-u", "shop", "-p", "orders", "-t", "bad", env={URL_ENV: url})
     assert result.exit_code == 2 and result.stdout == ""
-    assert result.stderr.count("\n") == 1 and "HTTP 400" in result.stderr
+    assert result.stderr.count("\n") == 1 and "400" in result.stderr
     with pytest.raises(PostError, match="not an http"):
         post_events("ftp://x", [])
+
+
+def test_send_through_the_clients_own_configuration(server: tuple[str, type[_Collector]]) -> None:
+    url, handler = server
+    key = "k3y-Sekrit-0penlineage"
+    env = {URL_ENV: "", "OPENLINEAGE__TRANSPORT__TYPE": "http", "OPENLINEAGE__TRANSPORT__URL": url.rsplit("/api", 1)[0],
+           "OPENLINEAGE__TRANSPORT__AUTH__TYPE": "api_key", "OPENLINEAGE__TRANSPORT__AUTH__API_KEY": key}
+    result = invoke("-u", "shop", "-p", "orders", "-t", "bad", "--send", "--json", env=env)
+    assert result.exit_code == 0, result.stderr
+    assert [b["eventType"] for _, b in handler.received] == ["START", "FAIL"]
+    assert [ol_schemas.errors(b) for _, b in handler.received] == [[], []]
+    assert handler.auth == [f"Bearer {key}"] * 2
+    handler.status = 403  # refused (a status the transport does not retry): one line, the key never printed
+    result = invoke("-u", "shop", "-p", "orders", "-t", "bad", "--send", env=env)
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1 and "403" in result.stderr
+    assert key not in result.stderr + result.stdout
