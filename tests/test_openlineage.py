@@ -204,3 +204,22 @@ def test_send_through_the_clients_own_configuration(server: tuple[str, type[_Col
     result = invoke("-u", "shop", "-p", "orders", "-t", "bad", "--send", env=env)
     assert result.exit_code == 2 and result.stderr.count("\n") == 1 and "403" in result.stderr
     assert key not in result.stderr + result.stdout
+
+
+def test_a_monitor_entry_sends_start_and_end_live(tmp_path: Path, server: tuple[str, type[_Collector]],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from test_compat_080_cli import CONFIG, TASK_ARGS, make_task
+
+    url, handler = server
+    monkeypatch.setenv(URL_ENV, url)
+    make_task(tmp_path, CONFIG + "  monitors: [{type: openlineage, params: {namespace: live}}]\n")
+    result = CliRunner().invoke(cli, ["run", "-d", str(tmp_path), *TASK_ARGS])
+    assert result.exit_code == 0, result.stderr
+    received = [body for _, body in handler.received]
+    assert [e["eventType"] for e in received] == ["START", "COMPLETE"]
+    assert received[0]["run"]["runId"] == received[1]["run"]["runId"]
+    assert {e["job"]["namespace"] for e in received} == {"live"}
+    assert [ol_schemas.errors(e) for e in received] == [[], []]
+    (out,) = received[1]["outputs"]
+    assert (out["namespace"], out["name"]) == ("file", str((tmp_path / "shop/daily/totals/out").resolve()))
+    assert out["facets"][ROWS_V1_FACET]["dataHash"].startswith("sha256:")

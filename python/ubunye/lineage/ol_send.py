@@ -13,11 +13,13 @@ a key is never printed.
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 from typing import Any, Iterable, Optional
 from urllib.parse import urlsplit
 
-from ubunye.lineage.openlineage import PostError, PostResult, post_events
+from ubunye.lineage.openlineage import URL_ENV, PostError, PostResult, post_events, run_events
+from ubunye.lineage.record import RunRecord
 from ubunye.masking import mask, process
 
 _KEY_VARIABLES = ("OPENLINEAGE_API_KEY", "OPENLINEAGE__TRANSPORT__AUTH__API_KEY", "OPENLINEAGE__TRANSPORT__AUTH__APIKEY")
@@ -90,3 +92,15 @@ def send_events(events: Iterable[dict[str, Any]], *, url: Optional[str] = None) 
         raise PostError(f"could not send OpenLineage events ({client.transport.kind}): "
                         f"{type(exc).__name__}: {exc}") from None
     return PostResult(mask(url) if url else f"openlineage-python ({client.transport.kind})", sent)
+
+
+def send_live(record: RunRecord, *, namespace: str, base: Optional[Path]) -> None:
+    """A ``monitors: [{type: openlineage}]`` run's event: START for a running record, else its end.
+
+    A failure to send never fails the run: it is one masked warning.
+    """
+    event = run_events(record, base=base, namespace=namespace)[-1]
+    try:
+        send_events([event], url=os.environ.get(URL_ENV))
+    except PostError as exc:
+        warnings.warn(f"OpenLineage {event['eventType']} of run {record.run_id} not sent: {exc}", stacklevel=2)
