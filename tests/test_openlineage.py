@@ -212,10 +212,18 @@ def test_a_monitor_entry_sends_start_and_end_live(tmp_path: Path, server: tuple[
 
     url, handler = server
     monkeypatch.setenv(URL_ENV, url)
-    make_task(tmp_path, CONFIG + "  monitors: [{type: openlineage, params: {namespace: live}}]\n")
+    task = make_task(tmp_path, CONFIG + "  monitors: [{type: openlineage, params: {namespace: live}}]\n")
     result = CliRunner().invoke(cli, ["run", "-d", str(tmp_path), *TASK_ARGS])
     assert result.exit_code == 0, result.stderr
     received = [body for _, body in handler.received]
+    handler.received = []
+    code = (task / "transformations.py").read_text()
+    (task / "transformations.py").write_text(code.replace("    def transform(self, sources):",
+                                                          "    def transform(self, sources):\n        raise ValueError('boom')"))
+    assert CliRunner().invoke(cli, ["run", "-d", str(tmp_path), *TASK_ARGS]).exit_code != 0
+    failed = [body for _, body in handler.received]
+    assert [e["eventType"] for e in failed] == ["START", "FAIL"] and [ol_schemas.errors(e) for e in failed] == [[], []]
+    assert "boom" in failed[1]["run"]["facets"]["errorMessage"]["message"]
     assert [e["eventType"] for e in received] == ["START", "COMPLETE"]
     assert received[0]["run"]["runId"] == received[1]["run"]["runId"]
     assert {e["job"]["namespace"] for e in received} == {"live"}
