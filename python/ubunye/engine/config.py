@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
@@ -113,6 +113,8 @@ class LineageSettings:
     # Take an input's hash from an earlier record of exactly the same files
     # (ubunye.engine.snapshots) instead of scanning it again.
     reuse_hashes: bool = True
+    # ``type: openlineage``: send each run's START and end event live, in this job namespace.
+    openlineage: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -435,9 +437,13 @@ def _monitors(value: Any, file: Path) -> Optional[LineageSettings]:
         key = f"CONFIG.monitors[{i}]"
         body = _mapping(item, file, key, required=True)
         _unknown(body, ("type", "params"), file, key)
-        if body.get("type") != "lineage":
-            raise ConfigError(file, f"{key}.type", f"expected 'lineage'; got {body.get('type')!r}")
+        if body.get("type") not in ("lineage", "openlineage"):
+            raise ConfigError(file, f"{key}.type", f"expected 'lineage' or 'openlineage'; got {body.get('type')!r}")
         params = _mapping(body.get("params"), file, f"{key}.params")
+        if body["type"] == "openlineage":  # implies recording: the events are built from the record
+            _unknown(params, ("namespace",), file, f"{key}.params")
+            settings = replace(settings or LineageSettings(), openlineage=str(params.get("namespace") or "ubunye"))
+            continue
         _unknown(params, _LINEAGE_PARAMS, file, f"{key}.params")
         if "sample_fraction" in params:
             warnings.warn(
@@ -451,6 +457,7 @@ def _monitors(value: Any, file: Path) -> Optional[LineageSettings]:
                               f"expected 'filesystem' (the only store; set base_dir for the records' folder); "
                               f"got {store!r}")
         settings = LineageSettings(
+            openlineage=settings.openlineage if settings else None,
             hash_inputs=_flag(params, "hash_inputs", file, f"{key}.params"),
             reuse_hashes=_flag(params, "reuse_hashes", file, f"{key}.params"),
             store=store,

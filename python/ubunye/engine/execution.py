@@ -144,7 +144,8 @@ class TaskExecution:
             spark=self.backend.spark,
             code_files=self.code.loaded,
         )
-        self.recorder.task_start(context=self.context, config=dict(self.config.raw))
+        started = self.recorder.task_start(context=self.context, config=dict(self.config.raw))
+        self._send_openlineage(started)
         from ubunye.engine.reuse import HashReuse
 
         self.reuse = HashReuse(self.recorder.store_for(self.context), self.backend, enabled=self.reuse_hashes)
@@ -156,6 +157,13 @@ class TaskExecution:
         if self.recorder is not None and self.recorder.failed:
             lost = " ".join(str(self.recorder.write_errors[0]).split())
             raise RecordNotStarted(f"{lost}; nothing was read or written")
+
+    def _send_openlineage(self, record: Any) -> None:
+        namespace = self.config.lineage.openlineage if self.config.lineage is not None else None
+        if namespace is not None and record is not None:
+            from ubunye.lineage.ol_send import send_live
+
+            send_live(record, namespace=namespace, base=self.usecase_dir)
 
     def finish(self, status: str, error: Optional[BaseException] = None) -> TaskResult:
         """Close the run: write the final record (when recording) and return the result;
@@ -203,6 +211,7 @@ class TaskExecution:
             timings=self.result.timings,
         )
         self.result.record = record
+        self._send_openlineage(record)
         self.result.record_path = self.recorder.last_path
         self.result.record_errors = list(self.recorder.write_errors)
         if self.result.record_path is not None:

@@ -1,18 +1,36 @@
 """Stored runs as OpenLineage run events, so existing lineage servers can ingest them.
 
-``to_openlineage_events(records)`` turns each record into one ``RunEvent``
-(a plain dict, one JSON document per event). Every dataset carries the custom
-facet ``ubunye_rows_v1`` with the row count, schema hash, data hash and hash
-method, plus the standard ``inputStatistics`` / ``outputStatistics`` row count
-when it is known. ``post_events(url, events)`` sends them with the standard
-library (no client package needed).
+``to_openlineage_events(records, base=usecase_dir)`` turns each record into the events
+the run would have sent live: a ``START`` at ``started_at`` and, once the run ended, its
+end event (``COMPLETE``, ``FAIL`` or ``ABORT``) at ``ended_at``, both with one run id.
+
+The run id is a UUIDv7 derived from the record, so an export is the same each time:
+its 48-bit millisecond timestamp is ``started_at`` (0 when unknown) and its other
+74 bits are the first bits of ``sha256(record.run_id)``, with the version (7) and
+variant (RFC 9562) bits set (:func:`ol_run_id`).
+
+Datasets are named by the OpenLineage naming spec (:func:`dataset_name`): ``file`` and an
+absolute path (a relative one made absolute against ``base``), ``s3://bucket``,
+``gs://bucket``, ``abfss://container@account.dfs.core.windows.net``, ``hdfs://host:port``,
+``dbfs``. Facets: ``inputStatistics``/``outputStatistics`` (row count), ``dataSource``,
+``version`` (``datasetVersion``) for Delta, ``dataQualityAssertions`` for the expectations
+checked on an input, the run facets ``test`` (every expectation, with its severity),
+``processing_engine`` and, on failure, ``errorMessage``; every dataset carries the custom
+facet ``ubunye_rows_v1`` (row count, schema hash, data hash, hash method, engine and pass),
+whose JSON schema is ``docs/spec/openlineage/UbunyeRowsV1DatasetFacet.json``. The record
+holds no column list, so there is no ``schema`` facet. Every event passes the project's
+masking path. ``post_events(url, events)`` sends them with the standard library.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import urllib.error
 import urllib.request
+import uuid
 from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
 from typing import Any, Iterable, Optional
 from urllib.parse import urlsplit
 
@@ -24,14 +42,29 @@ URL_ENV = "UBUNYE_OPENLINEAGE_URL"
 NAMESPACE = "ubunye"
 # A URI naming this package and version (no project web address is declared yet).
 PRODUCER = f"urn:ubunye:{__version__}"
-RUN_EVENT_SCHEMA = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"
-FACET_SCHEMA = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/DatasetFacet"
-STATS_IN_SCHEMA = "https://openlineage.io/spec/facets/1-0-2/InputStatisticsInputDatasetFacet.json"
-STATS_OUT_SCHEMA = "https://openlineage.io/spec/facets/1-0-2/OutputStatisticsOutputDatasetFacet.json"
-ERROR_SCHEMA = "https://openlineage.io/spec/facets/1-0-1/ErrorMessageRunFacet.json"
+_SPEC = "https://openlineage.io/spec"
+RUN_EVENT_SCHEMA = f"{_SPEC}/2-0-2/OpenLineage.json#/$defs/RunEvent"
+# each standard facet's _schemaURL, as the official client's generated models state them
+FACET_SCHEMAS = {
+    "inputStatistics": f"{_SPEC}/facets/1-0-0/InputStatisticsInputDatasetFacet.json#/$defs/InputStatisticsInputDatasetFacet",
+    "outputStatistics": f"{_SPEC}/facets/1-0-2/OutputStatisticsOutputDatasetFacet.json#/$defs/OutputStatisticsOutputDatasetFacet",
+    "errorMessage": f"{_SPEC}/facets/1-0-1/ErrorMessageRunFacet.json#/$defs/ErrorMessageRunFacet",
+    "dataSource": f"{_SPEC}/facets/1-0-1/DatasourceDatasetFacet.json#/$defs/DatasourceDatasetFacet",
+    "version": f"{_SPEC}/facets/1-0-1/DatasetVersionDatasetFacet.json#/$defs/DatasetVersionDatasetFacet",
+    "dataQualityAssertions": f"{_SPEC}/facets/1-1-0/DataQualityAssertionsDatasetFacet.json#/$defs/DataQualityAssertionsDatasetFacet",
+    "test": f"{_SPEC}/facets/1-0-1/TestRunFacet.json#/$defs/TestRunFacet",
+    "processing_engine": f"{_SPEC}/facets/1-1-1/ProcessingEngineRunFacet.json#/$defs/ProcessingEngineRunFacet",
+}
 ROWS_V1_FACET = "ubunye_rows_v1"
+# The facet's own schema, kept in the repository at ROWS_V1_SCHEMA_FILE. No web address is
+# declared for the project yet, so its _schemaURL is a URN naming that file (the tests resolve it).
+ROWS_V1_SCHEMA_FILE = "docs/spec/openlineage/UbunyeRowsV1DatasetFacet.json"
+ROWS_V1_SCHEMA = f"urn:ubunye:spec:{ROWS_V1_SCHEMA_FILE}#/$defs/UbunyeRowsV1DatasetFacet"
 
 _EVENT_TYPES = {"success": "COMPLETE", "error": "FAIL", "interrupted": "ABORT", "running": "START"}
+# expectation severity -> OpenLineage's ("error" blocks the pipeline, "warn" only warns)
+_SEVERITY = {"fail": "error", "warn": "warn", "quarantine": "warn"}
+_SCHEME_ALIASES = {"s3a": "s3", "s3n": "s3", "gcs": "gs", "abfs": "abfss", "wasb": "wasbs"}
 
 
 def event_type(status: str) -> str:
@@ -39,63 +72,126 @@ def event_type(status: str) -> str:
     return _EVENT_TYPES.get(status, "OTHER")
 
 
-def dataset_name(location: Optional[str], fallback: str) -> tuple[str, str]:
-    """(namespace, name) of a location, after the OpenLineage naming rules.
+def ol_run_id(record: RunRecord) -> str:
+    """The record's OpenLineage run id: a UUIDv7, the same for each export of the record."""
+    millis = 0
+    if record.started_at:
+        try:
+            millis = int(datetime.fromisoformat(record.started_at.replace("Z", "+00:00")).timestamp() * 1000)
+        except ValueError:
+            millis = 0
+    rest = int.from_bytes(hashlib.sha256(record.run_id.encode("utf-8")).digest()[:10], "big") >> 6  # 74 bits
+    value = (millis & (2**48 - 1)) << 80 | 0x7 << 76 | (rest >> 62) << 64 | 0b10 << 62 | (rest & (2**62 - 1))
+    return str(uuid.UUID(int=value))
 
-    ``s3://bucket/key`` -> (``s3://bucket``, ``key``); a local path -> (``file``,
-    the path); no location -> (``ubunye``, the step name).
+
+def _facet(facet: str, /, **fields: Any) -> dict[str, Any]:
+    return {"_producer": PRODUCER, "_schemaURL": FACET_SCHEMAS[facet], **fields}
+
+
+def dataset_name(location: Optional[str], fallback: str, *, base: Optional[Path] = None) -> tuple[str, str]:
+    """(namespace, name) of a location, after the OpenLineage naming spec.
+
+    ``s3://bucket/key`` -> (``s3://bucket``, ``key``); a local path -> (``file``, its absolute
+    path, a relative one taken against ``base``); ``dbfs:/x`` -> (``dbfs``, ``/x``);
+    no location -> (``ubunye``, the step name).
     """
-    from ubunye.locations import local_path  # the project's one reading of a location
+    from ubunye.locations import local_path, parse  # the project's one reading of a location
 
     if not location:
         return NAMESPACE, fallback
-    local = local_path(location)  # a plain path or a file: URL (one letter is a Windows drive)
-    if local is not None:
-        return "file", local
+    if local_path(location) is not None:  # a plain path or a file: URL, absolute against base
+        return "file", parse(location, base=base or Path.cwd()).path
     parts = urlsplit(location)
-    return f"{parts.scheme}://{parts.netloc}", parts.path.lstrip("/") or parts.netloc
+    scheme = parts.scheme.lower()
+    if scheme == "dbfs":
+        return "dbfs", "/" + (parts.netloc + parts.path).lstrip("/")
+    scheme = _SCHEME_ALIASES.get(scheme, scheme)
+    host = parts.netloc.rpartition("@")[2] if scheme not in ("abfss", "wasbs") else parts.netloc
+    return f"{scheme}://{host}", parts.path.lstrip("/") or "/"
 
 
-def _dataset(step: Step) -> dict[str, Any]:
-    namespace, name = dataset_name(step.location, step.name)
-    facets: dict[str, Any] = {
-        ROWS_V1_FACET: {
-            "_producer": PRODUCER,
-            "_schemaURL": FACET_SCHEMA,
-            "stepName": step.name,
-            "format": step.format,
-            "rowCount": step.row_count,
-            "schemaHash": step.schema_hash,
-            "dataHash": step.data_hash,
-            "method": step.hash_method,
+def _assertions(step: Step, expectations: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for e in expectations:
+        if e.get("output") == step.name and e.get("side", "output") == step.direction:
+            item = {"assertion": str(e.get("kind") or e.get("rule")), "success": bool(e.get("passed")),
+                    "name": str(e.get("rule") or e.get("kind")),
+                    "severity": _SEVERITY.get(str(e.get("severity")), "error")}
+            if e.get("column"):
+                item["column"] = str(e["column"])
+            out.append(item)
+    return out
+
+
+def _dataset(step: Step, record: RunRecord, base: Optional[Path], ended: bool) -> dict[str, Any]:
+    namespace, name = dataset_name(step.location, step.name, base=base)
+    facets: dict[str, Any] = {"dataSource": _facet("dataSource", name=namespace, uri=namespace)}
+    if ended:
+        facets[ROWS_V1_FACET] = {
+            "_producer": PRODUCER, "_schemaURL": ROWS_V1_SCHEMA, "stepName": step.name, "format": step.format,
+            "rowCount": step.row_count, "schemaHash": step.schema_hash, "dataHash": step.data_hash,
+            "method": step.hash_method, "engine": step.hash_engine, "hashPass": step.hash_pass,
             "hashError": step.hash_error,
         }
-    }
+        if step.delta_version is not None:
+            facets["version"] = _facet("version", datasetVersion=str(step.delta_version))
     dataset: dict[str, Any] = {"namespace": namespace, "name": name, "facets": facets}
+    if not ended:
+        return dataset
+    kind = "input" if step.direction == "input" else "output"
+    own: dict[str, Any] = {}
     if step.row_count is not None:
-        key, stats, schema = (("inputFacets", "inputStatistics", STATS_IN_SCHEMA) if step.direction == "input"
-                              else ("outputFacets", "outputStatistics", STATS_OUT_SCHEMA))
-        dataset[key] = {stats: {"_producer": PRODUCER, "_schemaURL": schema, "rowCount": step.row_count}}
+        own[f"{kind}Statistics"] = _facet(f"{kind}Statistics", rowCount=step.row_count)
+    assertions = _assertions(step, record.expectations) if kind == "input" else []
+    if assertions:
+        own["dataQualityAssertions"] = _facet("dataQualityAssertions", assertions=assertions)
+    if own:
+        dataset[f"{kind}Facets"] = own
     return dataset
 
 
-def to_openlineage_event(record: RunRecord) -> dict[str, Any]:
-    """One run record as one OpenLineage RunEvent."""
-    run_facets: dict[str, Any] = {}
-    if record.error:
-        run_facets["errorMessage"] = {"_producer": PRODUCER, "_schemaURL": ERROR_SCHEMA,
-                                      "message": record.error, "programmingLanguage": "python"}
+def _tests(record: RunRecord) -> list[dict[str, Any]]:
+    return [{"name": f"{e.get('output')}.{e.get('rule') or e.get('kind')}",
+             "status": "pass" if e.get("passed") else "fail",
+             "severity": _SEVERITY.get(str(e.get("severity")), "error"),
+             "type": str(e.get("kind") or e.get("rule"))} for e in record.expectations]
+
+
+def _event(record: RunRecord, kind: str, base: Optional[Path], namespace: str) -> dict[str, Any]:
+    ended = kind != "START"
+    run_facets: dict[str, Any] = {"processing_engine": _facet(
+        "processing_engine", name=f"ubunye-{record.backend}" if record.backend else "ubunye",
+        version=record.engine_version or __version__)}
+    if ended and record.error:
+        run_facets["errorMessage"] = _facet("errorMessage", message=record.error, programmingLanguage="python")
+    if ended and record.expectations:
+        run_facets["test"] = _facet("test", tests=_tests(record))
     task_path = record.task_path or f"{record.usecase}/{record.package}/{record.task_name}"
     return {
-        "eventType": event_type(record.status),
-        "eventTime": record.ended_at or record.started_at,
-        "run": {"runId": record.run_id, "facets": run_facets},
-        "job": {"namespace": NAMESPACE, "name": task_path.replace("/", "."), "facets": {}},
-        "inputs": [_dataset(s) for s in record.inputs],
-        "outputs": [_dataset(s) for s in record.outputs],
+        "eventType": kind,
+        "eventTime": (record.ended_at if ended else None) or record.started_at,
+        "run": {"runId": ol_run_id(record), "facets": run_facets},
+        "job": {"namespace": namespace, "name": task_path.replace("/", "."), "facets": {}},
+        "inputs": [_dataset(s, record, base, ended) for s in record.inputs],
+        "outputs": [_dataset(s, record, base, ended) for s in record.outputs],
         "producer": PRODUCER,
         "schemaURL": RUN_EVENT_SCHEMA,
     }
+
+
+def run_events(record: RunRecord, *, base: Optional[Path] = None, namespace: str = NAMESPACE
+               ) -> list[dict[str, Any]]:
+    """The START event of a record and, once it ended, its end event (masked)."""
+    events = [_event(record, "START", base, namespace)]
+    if record.status != "running":
+        events.append(_event(record, event_type(record.status), base, namespace))
+    return [mask_doc(e) for e in events]
+
+
+def to_openlineage_event(record: RunRecord, *, base: Optional[Path] = None) -> dict[str, Any]:
+    """The last event of a record: its end event (its START when still running)."""
+    return run_events(record, base=base)[-1]
 
 
 def stored_runs(store: Any, *, usecase: Optional[str] = None, package: Optional[str] = None,
@@ -106,11 +202,10 @@ def stored_runs(store: Any, *, usecase: Optional[str] = None, package: Optional[
             for r in reversed(store.list_runs(u, p, t))]
 
 
-def to_openlineage_events(records: Iterable[RunRecord]) -> list[dict[str, Any]]:
-    """Records as RunEvents, in the order given."""
-    return [to_openlineage_event(r) for r in records]
-
-
+def to_openlineage_events(records: Iterable[RunRecord], *, base: Optional[Path] = None,
+                          namespace: str = NAMESPACE) -> list[dict[str, Any]]:
+    """Each record's START and end event, records in the order given."""
+    return [e for r in records for e in run_events(r, base=base, namespace=namespace)]
 @dataclass
 class PostResult:
     """How many events were sent to which URL."""

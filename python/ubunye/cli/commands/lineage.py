@@ -233,13 +233,18 @@ def verify_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: bool,
 @click.option("--run-id", default=None, help="Only this run (default: every run of the selection).")
 @click.option("--namespace", default=None, help="The events' job namespace (default: ubunye).")
 @click.option("--send", is_flag=True,
-              help="POST the events (to UBUNYE_OPENLINEAGE_URL, else 0.8.0's OPENLINEAGE_URL); one must be set.")
+              help="Send the events: through openlineage-python's client and its configuration (openlineage.yml, "
+                   "OPENLINEAGE_URL, OPENLINEAGE__TRANSPORT__*) when installed, else POST to OPENLINEAGE_URL.")
 @lineage_errors
 def openlineage_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: bool, usecase: Optional[str],
                         package: Optional[str], task: Optional[str], run_id: Optional[str],
                         namespace: Optional[str], send: bool) -> None:
-    """Stored runs as OpenLineage run events, one JSON per line (POSTed if UBUNYE_OPENLINEAGE_URL is set)."""
-    from ubunye.lineage.openlineage import URL_ENV, PostError, post_events, stored_runs, to_openlineage_events
+    """Stored runs as OpenLineage run events (each run's START and end event), one JSON per line.
+
+    Relative local paths are named absolute against the usecase folder (-d). The events are
+    POSTed when UBUNYE_OPENLINEAGE_URL is set.
+    """
+    from ubunye.lineage.openlineage import NAMESPACE, URL_ENV, PostError, stored_runs, to_openlineage_events
 
     store = make_store(usecase_dir, lineage_dir)
     if run_id is not None:
@@ -250,17 +255,19 @@ def openlineage_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: 
         if package is not None and usecase is None:
             fail("-p needs -u: a package is named by usecase/package")
         records = stored_runs(store, usecase=usecase, package=package, task=task)
-    events = to_openlineage_events(records)
-    if namespace is not None:
-        for event in events:
-            event["job"]["namespace"] = namespace
-    url = os.environ.get(URL_ENV) or (os.environ.get("OPENLINEAGE_URL") if send else None)
-    if send and not url:
-        fail(f"--send needs {URL_ENV} (or OPENLINEAGE_URL) set to the OpenLineage endpoint")
+    events = to_openlineage_events(records, base=usecase_dir, namespace=namespace or NAMESPACE)
+    url = os.environ.get(URL_ENV)
     sent = None
-    if url:
+    if url or send:
+        from ubunye.lineage.ol_send import client_configured, client_installed, send_events
+
+        if not url and not (client_installed() and client_configured()):
+            url = os.environ.get("OPENLINEAGE_URL")
+            if not url:
+                fail(f"--send needs {URL_ENV} (or OPENLINEAGE_URL) set to the OpenLineage endpoint, "
+                     "or openlineage-python installed (pip install 'ubunye[openlineage]')")
         try:
-            sent = post_events(url, events).to_dict()
+            sent = send_events(events, url=url).to_dict()
         except PostError as exc:
             fail(str(exc))
     if as_json:
