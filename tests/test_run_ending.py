@@ -188,9 +188,10 @@ def test_timeout_off_the_main_thread_warns_that_it_is_not_enforced(usecase: Path
 
 def test_disk_full_at_the_start_record_touches_no_data(usecase: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from ubunye.lineage import store
+    from ubunye.lineage.errors import RecordWriteError
 
     def full(self: Any, record: Any) -> Any:
-        raise store.RecordWriteError(self.record_path(record), "No space left on device")
+        raise RecordWriteError(self.record_path(record), "No space left on device")
 
     read: list[str] = []
     monkeypatch.setattr(store.FileStore, "write", full)

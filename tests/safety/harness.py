@@ -111,8 +111,12 @@ class Usecase:
         return cli("run", *self.base_args(backend), *args, **kw)  # type: ignore[arg-type]
 
     def records(self, task: str) -> list[dict]:
+        """Each run's record: its final record, else (the run has not ended) its start record
+        (``_started/<run_id>.json``: the store writes both once, never replacing one by the other)."""
         folder = self.lineage_dir / self.usecase / self.package / task
-        return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))]
+        runs = {p.name: p for p in sorted((folder / "_started").glob("*.json"))}
+        runs.update({p.name: p for p in sorted(folder.glob("*.json"))})
+        return [json.loads(runs[name].read_text(encoding="utf-8")) for name in sorted(runs)]
 
 
 def cli(

@@ -253,7 +253,8 @@ def _run_each(usecase_dir: Path, usecase: str, package: str, names: Sequence[str
             return EXIT_INTERRUPTED
         seconds = time.perf_counter() - started
         # once each: the start record and the final one failing for one reason are one problem
-        lost = list({getattr(e, "reason", str(e)): " ".join(str(e).split()) for e in result.record_errors}.values())
+        causes = {getattr(e, "reason", str(e)): " ".join(str(e).split()) for e in result.record_errors}
+        lost = list(causes.values())
         if result.status == "success" and not lost:
             where = f", record {result.record_path}" if result.record_path else ""
             echo(f"ok   {task_path} ({seconds:.1f}s, run {result.run_id[:8]}{where})")
@@ -262,7 +263,7 @@ def _run_each(usecase_dir: Path, usecase: str, package: str, names: Sequence[str
         else:
             reason = result.reason()
             echo(f"FAIL {task_path}: {reason}", err=True)
-            lost = [e for e in lost if e not in reason]
+            lost = [text for cause, text in causes.items() if cause not in reason and text not in reason]
         for error in lost:
             echo(f"FAIL {task_path}: {error}", err=True)
         for entry in result.expectations:
