@@ -54,3 +54,11 @@ def test_release_needs_sources_javadoc_and_a_real_url(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "example.invalid" in done.stderr and "-sources.jar" in done.stderr and "-javadoc.jar" in done.stderr
     assert lint(tmp_path, "--release", classifiers=("sources", "javadoc")).returncode == 0
+
+
+def test_a_test_scoped_dependency_is_allowed(tmp_path: Path) -> None:
+    # the Scala suites' scalatest is in every POM sbt writes, with scope test: it never reaches a user
+    dep = ("<dependency><groupId>org.scalatest</groupId><artifactId>scalatest_2.12</artifactId>"
+           "<version>3.2.19</version><scope>test</scope></dependency>")
+    done = lint(tmp_path, extra=dep)
+    assert done.returncode == 0, done.stderr
