@@ -89,6 +89,9 @@ def _split_differences(frame: Any, table: Any, by_file: dict[str, FuzzCase]) -> 
     found = []
     for name, case in by_file.items():
         a, b = left.get(name, []), right.get(name, [])
+        keys = set(a[0] if a else ()) & set(b[0] if b else ())  # a column only one side has is in the schema line
+        a = [{k: v for k, v in r.items() if k in keys} for r in a]
+        b = [{k: v for k, v in r.items() if k in keys} for r in b]
         if not _same(a, b):
             first = next((i for i, (x, y) in enumerate(zip(a, b)) if not _same(x, y)), min(len(a), len(b)))
             found.append(f"{case.name}: {len(a)} rows on Spark, {len(b)} on pandas; row {first}: "
@@ -121,8 +124,10 @@ def run_group(spark: Any, folder: Path, fmt: str, cases: list[FuzzCase]) -> list
     if (left.schema_hash, left.row_count, left.data_hash) == (right.schema_hash, right.row_count, right.data_hash):
         return []
     if left.schema_hash != right.schema_hash:
-        head = (f"{fmt} {options}: schema: spark {frame.schema.simpleString()}, pandas {table.schema}"
-                .replace("\n", "; "))
+        only_spark = sorted(set(frame.columns) - set(table.column_names))
+        only_pandas = sorted(set(table.column_names) - set(frame.columns))
+        head = (f"{fmt} {options}: schema: columns only Spark has {only_spark}, only pandas has {only_pandas}; "
+                f"spark {frame.schema.simpleString()}, pandas {table.schema}".replace("\n", "; "))
         return [head[:2000]] + _split_differences(frame, table, by_file)[:20]
     return _split_differences(frame, table, by_file) or [f"{fmt} {options}: digests differ, no case found"]
 
