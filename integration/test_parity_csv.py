@@ -150,6 +150,9 @@ INFERENCE_CASES: dict[str, Case] = {
     "names-differing-by-case": _c("a,A\n1,2\n"),
     "duplicate-and-empty-names": _c("a,a,,b\n1,2,3,4\n"),
     "invalid-utf8": _c(b"a,b\n\xff\xfe,1\ncaf\xe9,2\n\xe2\x82,3\n"),
+    # found by the fuzz (integration/test_parity_fuzz.py): Java decodes ED A0..BF (a surrogate) as one sequence
+    "fuzz-invalid-utf8-surrogates": _c(b"a,b\n\xed\xa0\x80x,\xed\xbf\xbf\n\xed\xa0,\xed\xa0a\n\xed\x9f\xbf,1\n"),
+    "fuzz-invalid-utf8-surrogates-multiLine": _c(b"a,b\n\xed\xa0\x80x,\xed\xa0\n\xed\xa0a,1\n", multiLine="true"),
     "byte-order-mark": _c("\ufeffa,b\n1,2\n"),
     "whitespace-around-numbers": _c("a,b\n 1,1 \n"),
     "booleans": _c("a\nTRUE\nfalse\n"),

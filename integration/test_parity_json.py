@@ -68,6 +68,9 @@ CASES: dict[str, tuple[Data, dict[str, str], Optional[str]]] = {
     "infer-byte-order-mark": (b'\xef\xbb\xbf{"a": 1}\n{"a": 2}\n', {}, None),
     "infer-non-numeric-default": ('{"a": NaN}\n{"a": Infinity}\n{"a": -Infinity}\n{"a": +Infinity}\n{"a": 1}\n',
                                   {}, None),
+    # found by the fuzz (integration/test_parity_fuzz.py): Jackson takes INF after a sign, not alone
+    "fuzz-non-numeric-signed-INF": ('{"a": +INF}\n{"a": -INF}\n{"b": INF}\n{"b": -INF}\n', {}, None),
+    "fuzz-non-numeric-signed-INF-off": ('{"a": +INF}\n{"a": 1}\n', {"allowNonNumericNumbers": "false"}, None),
     "infer-single-quotes-default": ("{'a': 1}\n{\"a\": 'x\\'y'}\n", {}, None),
     "infer-every-record-malformed": ("null\nbad\n", {}, None),
     # options

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Optional
 from ubunye.io import csv_datetime as dates
 from ubunye.io.csv_infer import INT32, INT64, Inferrer, Type, big_decimal, java_double, java_int
 from ubunye.io.csv_options import FOLLOWED, NUL, CsvOptions, parse
+from ubunye.io.java_text import java_decode
 from ubunye.io.options import UnsupportedOption
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -182,7 +183,7 @@ def _read_text(path: Path, o: CsvOptions) -> str:
         raise UnreadablePath(f"{path}: compressed as {suffix}, which this reader cannot decompress (.gz and .bz2 only)")
     else:
         data = path.read_bytes()
-    text = data.decode(o.encoding, errors="replace")  # Spark's decoder: U+FFFD for bad bytes
+    text = java_decode(data, o.encoding)  # Spark's decoder: U+FFFD for bad bytes, counted as Java does
     return text[1:] if text.startswith("\ufeff") else text  # a byte-order mark is skipped
 
 

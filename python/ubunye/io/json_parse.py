@@ -67,7 +67,8 @@ _WS = re.compile(r"[ \t\r\n]*")
 _WS_COMMENTS = re.compile(r"(?:[ \t\r\n]+|//[^\r\n]*|/\*(?:[^*]|\*(?!/))*\*/)*")
 _NUM = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 _NUM_ZEROS = re.compile(r"-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?")
-_SPECIAL = re.compile(r"NaN|[+-]?Infinity")
+# Jackson (ALLOW_NON_NUMERIC_NUMBERS): NaN, Infinity with or without a sign, and INF after a sign
+_SPECIAL = re.compile(r"NaN|[+-]?Infinity|[+-]INF")
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "'": "'"}
 _DQ = re.compile(r'"((?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt\']|u[0-9a-fA-F]{4}))*)"')
 _SQ = re.compile(r"'((?:[^'\\\x00-\x1f]|\\(?:[\"\\/bfnrt']|u[0-9a-fA-F]{4}))*)'")
