@@ -24,6 +24,8 @@ inside :func:`active`, else the process masker. This module imports nothing from
 """
 from __future__ import annotations
 
+import functools
+
 import json
 import logging
 import re
@@ -84,6 +86,7 @@ def _segments(name: str) -> list[str]:
     return [s for s in re.split(r"[_\-.\s]+", spaced.lower()) if s]
 
 
+@functools.lru_cache(maxsize=8192)  # a pure function of the name; records repeat the same keys
 def is_secret_name(name: str) -> bool:
     """True when a variable or parameter name looks like it holds a secret."""
     lowered = name.lower()
