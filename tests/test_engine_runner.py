@@ -149,13 +149,22 @@ def test_invalid_config_or_code_refused_before_anything_runs(usecase: Path) -> N
                                                     "format: delta, path: \"{{ task_dir }}/../../../out"), CLEAN_CODE)
     with pytest.raises(IOSpecError, match="output 'adults': format 'delta' is not supported on the pandas backend"):
         run_task(usecase / "shop/orders/clean", backend="pandas", dt="d", lineage=True)
-    make_task(usecase, "clean", CLEAN_CONFIG, "from ubunye import Task\nx = 1 / 0\n")
-    with pytest.raises(TaskLoadError, match=r"transformations.py:2: import failed: ZeroDivisionError"):
-        run_task(usecase / "shop/orders/clean", backend="pandas", dt="d", lineage=True)
     make_task(usecase, "clean", CLEAN_CONFIG, "from ubunye import Task\nclass A(Task): pass\nclass B(Task): pass\n")
     with pytest.raises(TaskLoadError, match=r"2 Task subclasses \(A, B\)"):
         run_task(usecase / "shop/orders/clean", backend="pandas", dt="d", lineage=True)
     assert not (usecase / ".ubunye").exists() and not (usecase / "out").exists()
+
+
+def test_task_code_failing_while_it_loads_is_a_failed_run_with_its_record(usecase: Path) -> None:
+    make_task(usecase, "clean", CLEAN_CONFIG, "from ubunye import Task\nx = 1 / 0\n")
+    with pytest.raises(TaskLoadError, match=r"transformations.py:2: import failed: ZeroDivisionError"):
+        run_task(usecase / "shop/orders/clean", backend="pandas", dt="d")  # no record asked: raised, nothing ran
+    assert not (usecase / ".ubunye").exists()
+    result = run_task(usecase / "shop/orders/clean", backend="pandas", dt="d", lineage=True, raise_on_error=False)
+    assert result.status == "error" and "import failed: ZeroDivisionError" in result.reason()
+    (rec,) = records(usecase)
+    assert rec["status"] == "error" and "transformations.py:2: import failed: ZeroDivisionError" in rec["error"]
+    assert [s["data_hash"] for s in rec["outputs"]] == [None] and not (usecase / "out").exists()
 
 
 def test_old_monitors_config_records_without_flag_and_skips_inputs(usecase: Path) -> None:

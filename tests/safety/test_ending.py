@@ -163,7 +163,9 @@ def test_lying_exit_code_system_exit_while_loading_the_task(uc: Usecase, where: 
     assert result.code == 1 and result.out == "", str(result)
     (line,) = result.err.splitlines()
     assert line.startswith("FAIL shop/orders/t: ") and reason in line, line
-    assert uc.records("t") == [] and not out_of(uc, "t").exists()  # nothing started: no record claims a run
+    (record,) = uc.records("t")  # the task's code failed: a failed run, and its record says why
+    assert record["status"] == "error" and reason in record["error"], record
+    assert not out_of(uc, "t").exists() and all(not s.get("data_hash") for s in record["outputs"]), record
     checked = cli("validate", "-d", str(uc.root), "-u", "shop", "-p", "orders", "-t", "t")
     assert checked.code == 1 and reason in checked.err and "ok" not in checked.out, str(checked)
 

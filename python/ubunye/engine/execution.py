@@ -13,7 +13,7 @@ from typing import Any, Mapping, Optional
 
 from ubunye.engine.backends import Backend, make_backend
 from ubunye.engine.config import IOSpec, TaskConfig, load_config
-from ubunye.engine.errors import EngineError, ExpectationError
+from ubunye.engine.errors import EngineError, ExpectationError, TaskLoadError
 from ubunye.engine.expectations import broken_line, result_entry
 from ubunye.engine.loader import load_task, task_identity
 from ubunye.engine.result import TaskResult, task_frame
@@ -67,7 +67,17 @@ class TaskExecution:
             self.config: TaskConfig = load_config(self.task_dir, mode=mode, dt=dt, dtf=dtf, variables=self.variables,
                                                   lineage_dir=lineage_dir)
             self.code = TaskCode(self.task_dir)  # the task's own modules (and the bytes that ran)
-            self.task: Task = load_task(self.task_dir, self.code, dict(self.config.raw))  # before a backend (and maybe a JVM) starts
+            # A task whose code raises while it loads (import, ``__init__``, SystemExit included) is a
+            # failed run: when recording, its record says so (``check_started`` raises this after the
+            # start record); without a record it is raised here, before a backend (maybe a JVM) starts.
+            self.load_error: Optional[TaskLoadError] = None
+            try:
+                self.task: Task = load_task(self.task_dir, self.code, dict(self.config.raw))
+            except TaskLoadError as exc:
+                raised_by_code = exc.__cause__ is not None  # not a malformed folder (no or two Task classes)
+                if not raised_by_code or not (lineage or self.config.lineage is not None):
+                    raise
+                self.load_error = exc
         name = backend or self.config.engine.backend or "spark"
         self._owns_backend = backend_obj is None  # a backend handed in is closed by its owner
         if backend_obj is not None:
@@ -153,10 +163,13 @@ class TaskExecution:
 
     def check_started(self) -> None:
         """Raise :class:`RecordNotStarted` when the ``running`` record could not be written, so a run
-        whose record cannot be kept stops before any data is read or written."""
+        whose record cannot be kept stops before any data is read or written; then the task's own
+        load failure (``load_error``), now that a record will say so."""
         if self.recorder is not None and self.recorder.failed:
             lost = " ".join(str(self.recorder.write_errors[0]).split())
             raise RecordNotStarted(f"{lost}; nothing was read or written")
+        if self.load_error is not None:  # the task's code failed while it loaded: its record says so
+            raise self.load_error
 
     def _send_openlineage(self, record: Any) -> None:
         namespace = self.config.lineage.openlineage if self.config.lineage is not None else None
