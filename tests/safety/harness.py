@@ -150,11 +150,29 @@ def cli_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
     return full_env
 
 
+_SPAWNED: list[subprocess.Popen] = []
+
+
 def spawn(*args: str, env: Mapping[str, str] | None = None) -> subprocess.Popen:
     """``python -m ubunye ARGS`` started in the background (for probes that signal or kill a run);
-    the caller waits for it (``proc.communicate(timeout=...)``)."""
-    return subprocess.Popen([sys.executable, "-m", "ubunye", *args], env=cli_env(env), text=True,
+    the caller waits for it (``proc.communicate(timeout=...)``); whatever is still alive when the
+    test ends is killed by :func:`reap_spawned` (conftest.py), so a failing probe leaves no process."""
+    proc = subprocess.Popen([sys.executable, "-m", "ubunye", *args], env=cli_env(env), text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _SPAWNED.append(proc)
+    return proc
+
+
+def reap_spawned() -> list[int]:
+    """Kill (SIGKILL) and wait for every :func:`spawn`-ed process still running; their pids."""
+    killed = []
+    while _SPAWNED:
+        proc = _SPAWNED.pop()
+        if proc.poll() is None:
+            proc.kill()
+            killed.append(proc.pid)
+        proc.communicate()  # reaps it and closes its pipes
+    return killed
 
 
 def tree_digest(root: Path, skip: Iterable[str] = ()) -> dict[str, str]:

@@ -1,6 +1,10 @@
 """The harness itself: a tree change is seen, a planted secret is found, a traceback is caught."""
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -58,3 +62,16 @@ def test_pass_code_writes_each_input_to_its_output(tmp_path: Path) -> None:
     assert result.code == 0, str(result)
     assert list((tmp_path / "out").glob("*.parquet"))
     assert [r["status"] for r in uc.records("t")] == ["success"]
+
+
+def test_a_spawned_run_still_blocked_when_its_probe_ends_is_killed(tmp_path: Path) -> None:
+    import harness
+
+    fifo = tmp_path / "never"
+    os.mkfifo(fifo)
+    done = harness.spawn("version")
+    done.communicate(timeout=60)
+    blocked = subprocess.Popen([sys.executable, "-c", f"open({str(fifo)!r}).read()"])  # nobody writes it
+    harness._SPAWNED.append(blocked)  # as spawn() does
+    killed = harness.reap_spawned()
+    assert killed == [blocked.pid] and blocked.returncode == -signal.SIGKILL and harness._SPAWNED == []
