@@ -156,7 +156,12 @@ class Masker:
 
     @classmethod
     def for_run(cls, variables: Optional[Mapping[str, Any]] = None) -> "Masker":
-        """A run's masker: it knows the run's secret-named variables and everything the process knows."""
+        """A run's masker: it knows the run's secret-named variables and everything the process knows.
+        A run masks the log lines of ``ubunye`` and ``py4j`` (:func:`install_log_filter`), also when
+        a library caller (a notebook, a job) runs it without the CLI, and the text of every warning
+        (:func:`install_warning_mask`)."""
+        install_log_filter()
+        install_warning_mask()
         masker = cls(parent=process())
         masker.add_variables(variables or {})
         return masker
@@ -356,6 +361,23 @@ class MaskFilter(logging.Filter):
 
 
 LOGGERS = ("ubunye", "py4j")
+
+
+def install_warning_mask() -> None:
+    """Mask the text of every warning Python formats (``warnings.formatwarning``, which the default
+    ``showwarning`` and ``logging.captureWarnings`` use); installed once, around whatever
+    formatter was there."""
+    import warnings
+
+    shown = warnings.formatwarning
+    if getattr(shown, "ubunye_masking", False):
+        return
+
+    def formatwarning(message: Any, category: Any, filename: str, lineno: int, line: Optional[str] = None) -> str:
+        return mask(shown(message, category, filename, lineno, line))
+
+    formatwarning.ubunye_masking = True  # type: ignore[attr-defined]
+    warnings.formatwarning = formatwarning
 
 
 def install_log_filter(names: Iterable[str] = LOGGERS) -> None:

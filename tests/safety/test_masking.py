@@ -439,3 +439,22 @@ def test_secret_leak_api_task_b_after_task_a_in_one_process(tmp_path: Path) -> N
     shown = str(info.value) + repr(info.value) + "".join(traceback.format_exception(info.value))
     assert type(info.value).__name__ == "TaskFailed" and "copied from A: ***" in shown
     assert_no_secret("Nb-A-Token-2231", None, uc.lineage_dir)
+
+
+def test_secret_leak_log_line_in_a_library_run(tmp_path: Path) -> None:
+    """run_task called from a notebook or a job (no CLI): the run's log lines are masked too."""
+    import subprocess
+    import sys
+
+    from harness import cli_env
+
+    uc = Usecase(tmp_path)
+    uc.parquet("people.parquet")
+    folder = uc.task("t", config(uc), task_code(LOGS_AND_WARNS))
+    script = ("import logging, sys\nlogging.basicConfig(stream=sys.stderr)\nfrom ubunye import run_task\n"
+              f"run_task({str(folder)!r}, backend='pandas', variables={{'api_secret': 'Lib-Key-4473'}})\n"
+              "print('done')\n")
+    proc = subprocess.run([sys.executable, "-c", script], env=cli_env(), text=True, capture_output=True, timeout=120)
+    result = Result(proc.returncode, proc.stdout, proc.stderr)
+    assert result.code == 0 and result.out == "done\n" and "connecting with ***" in result.err, str(result)
+    assert_no_secret("Lib-Key-4473", result)
