@@ -277,7 +277,9 @@ def shown_status(record: Any, *, now: Optional[datetime] = None) -> str:
     process = getattr(record, "process", None) or {}
     if process.get("host") == socket.gethostname() and isinstance(process.get("pid"), int):
         return ABANDONED if _gone(process) else RUNNING
-    started = _moment(getattr(record, "started_at", None))
+    from ubunye.lineage.record import parse_moment
+
+    started = parse_moment(getattr(record, "started_at", None))
     if started is None:
         return RUNNING
     age = ((now or datetime.now(timezone.utc)) - started).total_seconds()
@@ -321,16 +323,6 @@ def _boot_id() -> Optional[str]:
         return Path("/proc/sys/kernel/random/boot_id").read_text(encoding="ascii").strip() or None
     except OSError:
         return None
-
-
-def _moment(text: Any) -> Optional[datetime]:
-    if not isinstance(text, str):
-        return None
-    try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
 def _signal_name(signum: int) -> str:

@@ -35,7 +35,7 @@ from typing import Any, Iterable, Optional
 from urllib.parse import urlsplit
 
 from ubunye._version import __version__
-from ubunye.lineage.record import RunRecord, Step
+from ubunye.lineage.record import RunRecord, Step, parse_moment
 from ubunye.masking import MaskedError, mask, mask_doc
 
 URL_ENV = "UBUNYE_OPENLINEAGE_URL"
@@ -74,12 +74,8 @@ def event_type(status: str) -> str:
 
 def ol_run_id(record: RunRecord) -> str:
     """The record's OpenLineage run id: a UUIDv7, the same for each export of the record."""
-    millis = 0
-    if record.started_at:
-        try:
-            millis = int(datetime.fromisoformat(record.started_at.replace("Z", "+00:00")).timestamp() * 1000)
-        except ValueError:
-            millis = 0
+    started = parse_moment(record.started_at)
+    millis = 0 if started is None else int(started.timestamp() * 1000)
     rest = int.from_bytes(hashlib.sha256(record.run_id.encode("utf-8")).digest()[:10], "big") >> 6  # 74 bits
     value = (millis & (2**48 - 1)) << 80 | 0x7 << 76 | (rest >> 62) << 64 | 0b10 << 62 | (rest & (2**62 - 1))
     return str(uuid.UUID(int=value))

@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field, fields
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any, Optional
 
 RECORD_VERSION = 2
@@ -74,14 +74,25 @@ def _container(where: str, value: Any, kind: type, item: Optional[type] = None) 
     return kind(value)
 
 
+def parse_moment(text: Any) -> Optional[datetime]:
+    """A record's ISO-8601 date-time text (``started_at``, ``ended_at``; ``Z`` or an offset) as an
+    aware datetime, naive values taken as UTC; None when it is not such a text. The one parser
+    of record times (store order, abandoned runs, search, OpenLineage ids)."""
+    if not isinstance(text, str) or not text:
+        return None
+    try:
+        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
 def _moment(where: str, value: Any) -> Optional[str]:
     """An ISO-8601 date-time text (or null): a start time that is no time cannot order runs."""
     if _check(where, value, _TEXT) is None:
         return None
-    try:
-        datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        raise MalformedRecord(f"{where} {value[:40]!r} is not an ISO-8601 date-time") from None
+    if parse_moment(value) is None:
+        raise MalformedRecord(f"{where} {value[:40]!r} is not an ISO-8601 date-time")
     return value
 
 

@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 from typing import Any, Optional, Protocol, Sequence
 
 from ubunye.lineage.ending import shown_status
-from ubunye.lineage.record import RunRecord, Step
+from ubunye.lineage.record import RunRecord, Step, parse_moment
 from ubunye.lineage.store import run_order  # the one order of runs
 
 
@@ -81,12 +81,7 @@ def parse_since(text: str) -> datetime:
 
 
 def _started(record: RunRecord) -> Optional[datetime]:
-    if not isinstance(record.started_at, str) or not record.started_at:
-        return None
-    try:
-        return parse_since(record.started_at)
-    except ValueError:
-        return None
+    return parse_moment(record.started_at)
 
 
 def _newest_first(records: list[RunRecord]) -> list[RunRecord]:

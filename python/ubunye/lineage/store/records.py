@@ -29,7 +29,7 @@ from typing import Any, Optional, Union
 
 from ubunye._names import validate_name
 from ubunye.lineage.errors import AmbiguousRunId, LineageError, RecordNotFound, RecordWriteError, UnreadableRecord
-from ubunye.lineage.record import RunRecord
+from ubunye.lineage.record import RunRecord, parse_moment
 from ubunye.lineage.store.blobs import AlreadyExists, BlobError, BlobInfo, Blobs, Where, join, open_blobs
 from ubunye.lineage.store.index import RecordIndex, Stale, started_key
 from ubunye.userfiles import UserFileError, load_json
@@ -49,14 +49,7 @@ class UnreadableRecordWarning(UserWarning):
 
 
 def _started(record: RunRecord) -> datetime:
-    text = record.started_at
-    if not isinstance(text, str) or not text:  # a wrongly typed field sorts oldest
-        return _OLDEST
-    try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return _OLDEST
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return parse_moment(record.started_at) or _OLDEST  # a missing or wrongly typed time sorts oldest
 
 
 def run_order(record: RunRecord) -> tuple[datetime, str]:
