@@ -68,3 +68,11 @@ def test_a_checksum_that_does_not_match_is_named(tmp_path: Path) -> None:
     done = lint(out)
     assert done.returncode == 1
     assert f"ubunye-spark_4.1_2.13-{VERSION}.jar.sha1 does not match the file's content" in done.stderr
+
+
+def test_test_scoped_artifacts_are_not_part_of_a_release(tmp_path: Path) -> None:
+    out = bundle(tmp_path, repo(tmp_path, ["4.0_2.13"], classifiers=("sources", "javadoc", "tests-javadoc")))
+    done = lint(out)
+    assert done.returncode == 1
+    assert f"ubunye-spark_4.0_2.13-{VERSION}-tests-javadoc.jar: not a file of the release" in done.stderr
+    assert "tests-javadoc.jar.md5: not a file" in done.stderr
