@@ -249,5 +249,9 @@ lazy val root = (project in file("."))
     publishConfiguration := publishConfiguration.value.withOverwrite(true),
     pomIncludeRepository := (_ => false),
     Compile / packageDoc / publishArtifact := release,
-    Compile / packageSrc / publishArtifact := release
+    Compile / packageSrc / publishArtifact := release,
+    // Never the test suites' sources and scaladoc: not for users, and their scaladoc made
+    // `publish` compile and document every line's tests (minutes per line; scripts/bundle-lint).
+    Test / packageDoc / publishArtifact := false,
+    Test / packageSrc / publishArtifact := false
   )

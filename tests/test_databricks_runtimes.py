@@ -4,8 +4,9 @@ changes none of them; docs/databricks.md shows the table as it is; every runtime
 
 pip keeps an installed distribution that satisfies a requirement (its default upgrade
 strategy is only-if-needed), so a requirement that admits the installed version is one
-pip leaves alone; scripts/check-wheel dbr15.4 does the real install with the exact 15.4 LTS
-set and checks the versions afterwards.
+pip leaves alone; scripts/check-wheel dbr15.4 and dbr17.3 do the real install with those exact
+sets and check the versions afterwards. A runtime whose own library the package cannot use says
+so in one line (``not_supported``: 14.3 LTS's pyarrow 8.0.0), shown in docs/databricks.md.
 """
 from __future__ import annotations
 
@@ -33,13 +34,26 @@ def refusals(requirements: list[str], installed: dict[str, str]) -> list[str]:
     return out
 
 
-def test_the_15_4_set_is_known_and_some_rows_are_complete() -> None:
+def test_the_sets_found_are_in_the_table() -> None:
     rows = {r.runtime: r for r in databricks.runtimes()}
     assert sorted(rows) == ["14.3 LTS", "15.4 LTS", "16.4 LTS", "17.3 LTS", "18 LTS"]
     assert rows["15.4 LTS"].libraries() == {"python": "3.11", "pandas": "1.5.3", "numpy": "1.23.5", "pyarrow": "14.0.1"}
+    assert rows["17.3 LTS"].libraries() == {"python": "3.12", "pandas": "2.2.3", "numpy": "2.1.3", "pyarrow": "19.0.1"}
+    assert [r.runtime for r in rows.values() if r.complete()] == ["14.3 LTS", "15.4 LTS", "16.4 LTS", "17.3 LTS"]
+    for r in rows.values():  # a figure found has its source; a missing one says so
+        assert r.complete() or "not found" in r.source, r.runtime
+
+
+def named_in(not_supported: str) -> tuple[str, str]:
+    """``("pyarrow", "8.0.0")`` from a ``not_supported`` line ``"pyarrow 8.0.0: why ..."``."""
+    match = re.match(r"([a-z]+) ([0-9][^:]*):", not_supported)
+    assert match is not None, not_supported
+    return match.group(1), match.group(2)
 
 
 def test_requirements_admit_every_runtimes_own_libraries() -> None:
+    """Every known set is admitted, but for the one library a runtime's ``not_supported`` names:
+    that one the requirements refuse (so the note goes when a floor comes down to it)."""
     checked = 0
     for r in databricks.runtimes():
         known = {k: v for k, v in r.libraries().items() if v is not None and k != "python"}
@@ -47,16 +61,29 @@ def test_requirements_admit_every_runtimes_own_libraries() -> None:
         assert line is not None, f"{r.runtime}: pyspark {r.pyspark} is on no supported line"
         extra = PROJECT["optional-dependencies"][f"spark{line.tag}"]
         problems = refusals(PROJECT["dependencies"] + extra, {**known, "pyspark": r.pyspark})
-        assert not problems, f"{r.runtime}: {problems}"
+        if r.not_supported:
+            name, version = named_in(r.not_supported)
+            assert known.get(name) == version, r.runtime
+            assert [p.split(" refuses ")[1] for p in problems] == [f"{name} {version}"], (r.runtime, problems)
+        else:
+            assert not problems, f"{r.runtime}: {problems}"
         if r.python is not None:
             assert SpecifierSet(PROJECT["requires-python"]).contains(r.python), r.runtime
         checked += len(known)
-    assert checked >= 3  # at least one runtime's pandas, numpy and pyarrow were checked
+    assert checked >= 12  # the pandas, numpy and pyarrow of four runtimes
 
 
 def test_the_check_sees_a_floor_above_a_runtime() -> None:  # the oracle itself can fail
     assert refusals(["pandas>=2.2,<3.2"], {"pandas": "1.5.3"}) == ["pandas>=2.2,<3.2 refuses pandas 1.5.3"]
     assert refusals(["pandas>=1.5.3"], {"pandas": "1.5.3", "numpy": "1.23.5"}) == []
+    assert named_in("pyarrow 8.0.0: lacks a cast") == ("pyarrow", "8.0.0")
+
+
+def test_docs_say_what_is_not_supported() -> None:
+    table = databricks.markdown_table()
+    for r in databricks.runtimes():
+        if r.not_supported:
+            assert f"**not supported**: {r.not_supported}" in table
 
 
 def test_docs_show_the_table() -> None:

@@ -62,3 +62,12 @@ def test_a_test_scoped_dependency_is_allowed(tmp_path: Path) -> None:
            "<version>3.2.19</version><scope>test</scope></dependency>")
     done = lint(tmp_path, extra=dep)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_dry_run_notes_the_placeholder_but_still_needs_sources_and_javadoc(tmp_path: Path) -> None:
+    done = lint(tmp_path, "--release", "--dry-run", url="https://example.invalid/ubunye")
+    assert done.returncode == 1
+    assert "example.invalid" not in done.stderr and "-sources.jar" in done.stderr and "-javadoc.jar" in done.stderr
+    done = lint(tmp_path, "--release", "--dry-run", url="https://example.invalid/ubunye", classifiers=("sources", "javadoc"))
+    assert done.returncode == 0, done.stderr
+    assert "note: placeholder URL example.invalid" in done.stdout

@@ -1,7 +1,9 @@
 """Arrow types to canonical kinds (spec section 3) and back."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import functools
+import re
+from typing import TYPE_CHECKING, Optional
 
 from ubunye.hashing import kinds as K
 from ubunye.hashing.errors import RowsV1Error
@@ -14,6 +16,26 @@ if TYPE_CHECKING:  # pragma: no cover
 # uint8 -> smallint, uint16 -> int, uint32 -> bigint, uint64 -> decimal(20,0): each value
 # is written as its decimal digits (Arrow's integer-to-string cast, on any of them)
 UNSIGNED_KINDS = {8: K.scalar("int16"), 16: K.scalar("int32"), 32: K.scalar("int64"), 64: K.decimal(20, 0)}
+
+
+# The oldest pyarrow the Arrow hashing path runs on: the package's floor (pyproject.toml;
+# tests/test_arrow_pyarrow_floor.py checks they agree). Older ones lack the decimal-to-text
+# cast and StructType.field (pyarrow 8.0.0, Databricks 14.3 LTS's, fails 6 shared fixtures).
+OLDEST_PYARROW = "14.0.1"
+
+
+@functools.lru_cache(maxsize=1)
+def pyarrow_too_old() -> Optional[str]:
+    """One line saying the installed pyarrow is older than :data:`OLDEST_PYARROW`, else None."""
+    import pyarrow as pa
+
+    def release(text: str) -> tuple[int, ...]:
+        return tuple(int(p) for p in re.findall(r"\d+", text.split("+")[0])[:3])
+
+    if release(pa.__version__) >= release(OLDEST_PYARROW):
+        return None
+    return (f"pyarrow {pa.__version__} is older than {OLDEST_PYARROW}, the oldest the Arrow hashing path runs on "
+            f"(it lacks the decimal-to-text cast and StructType.field): pip install 'pyarrow>={OLDEST_PYARROW}'")
 
 
 def is_view(t: "pa.DataType", name: str) -> bool:
@@ -72,8 +94,11 @@ def arrow_schema_kinds(schema: "pa.Schema") -> list[tuple[str, K.Kind]]:
 
     Raises :class:`RowsV1Error` with a one-line message naming the column and
     its type for an unsupported type, a map with a list/struct/map key, or a
-    repeated top-level name.
+    repeated top-level name; or saying the installed pyarrow is too old.
     """
+    too_old = pyarrow_too_old()
+    if too_old:
+        raise RowsV1Error(too_old)
     check_unique_names(schema.names)
     out: list[tuple[str, K.Kind]] = []
     for field in schema:

@@ -1,7 +1,8 @@
 """The Databricks LTS runtimes the package targets: one table, ``databricks_runtimes.json``.
 
 Each runtime's Apache Spark, Scala images and JDK, and the Python libraries it installs
-(Python, pandas, numpy, pyarrow; ``None`` where the figure was not found, never guessed).
+(Python, pandas, numpy, pyarrow; ``None`` where the figure was not found, never guessed), and
+``not_supported``: which of those libraries the package's requirements refuse, and why.
 ``docs/databricks.md`` shows :func:`markdown_table`; ``tests/test_databricks_runtimes.py``
 checks that the package's requirements admit every known set; ``ubunye spark init-script``
 writes the runtime-to-jar choice from it.
@@ -35,6 +36,7 @@ class Runtime:
     pyarrow: Optional[str]
     pyspark: str  # the PyPI pyspark tested in its place
     source: str
+    not_supported: Optional[str]  # which of its own libraries the requirements refuse, and why
     tested_here: str
 
     def jar_lines(self) -> list[str]:
@@ -60,10 +62,13 @@ def markdown_table(rows: Optional[list[Runtime]] = None) -> str:
     def cell(value: Optional[str]) -> str:
         return value if value is not None else "not found"
 
+    def tested(r: Runtime) -> str:
+        return f"**not supported**: {r.not_supported}. Tested: {r.tested_here}" if r.not_supported else r.tested_here
+
     lines = ["| Databricks Runtime | Spark | Scala | JDK | jar | Python | pandas | numpy | pyarrow | tested here |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows if rows is not None else runtimes():
         jars = ", ".join(f"`ubunye-spark_{line}`" for line in r.jar_lines())
         lines.append(f"| {r.runtime} | {r.spark} | {' or '.join(r.scala)} | {r.jdk} | {jars} | {cell(r.python)} | "
-                     f"{cell(r.pandas)} | {cell(r.numpy)} | {cell(r.pyarrow)} | {r.tested_here} |")
+                     f"{cell(r.pandas)} | {cell(r.numpy)} | {cell(r.pyarrow)} | {tested(r)} |")
     return "\n".join(lines)
