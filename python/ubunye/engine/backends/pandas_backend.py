@@ -8,6 +8,7 @@ out as Spark lays them out.
 """
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
@@ -109,6 +110,33 @@ def arrow_to_pandas(table: Any) -> Any:
     return table.to_pandas(types_mapper=pd.ArrowDtype)
 
 
+def folder_partitions(path: Path, options: Mapping[str, str]) -> list[str]:
+    """The partition columns of an input read from ``key=value`` folders (none for a file
+    or a plain folder, or a layout the reader already refused)."""
+    from ubunye.io.partitions import PartitionError, discover
+
+    if not path.is_dir():
+        return []
+    try:
+        return list(discover(path, options.get("basepath")).names)
+    except (PartitionError, OSError):
+        return []
+
+
+def partitioned_fingerprint(frame: Any, columns: list[str]) -> Any:
+    """The fingerprint of ``frame`` with the per-partition sums of ``columns`` taken in the
+    same pass (docs/spec/rows-v1-localise.md section 7); when the partition keys cannot be
+    named, the plain fingerprint (no sums)."""
+    from functools import partial
+
+    from ubunye.hashing import fingerprint
+    from ubunye.hashing.fingerprint import fingerprint_partitioned
+    from ubunye.io.partition_write import partition_keys
+
+    fp = fingerprint_partitioned(frame, columns, partial(partition_keys, columns=columns))
+    return fp if fp.data_hash is not None else fingerprint(frame)
+
+
 class PandasBackend(Backend):
     """Reads and writes local parquet, csv and json with Arrow-backed pandas frames."""
 
@@ -120,6 +148,9 @@ class PandasBackend(Backend):
         # as Spark does in a UTC session: that is this backend's time zone.
         del time_zone
         self.time_zone = "UTC"
+        # frames read from key=value folders, by id (the frame is kept, so the id stays its
+        # own): their partition columns, for the per-partition sums of their fingerprint
+        self._partitioned: dict[int, tuple[Any, list[str]]] = {}
 
     def check_spec(self, spec: IOSpec) -> None:
         if spec.format == "jdbc":
@@ -134,8 +165,13 @@ class PandasBackend(Backend):
     def read(self, spec: IOSpec) -> ReadResult:
         what = f"input {spec.name!r}"
         options, schema = reader_settings(spec)
-        table = read_arrow(files.local_path(spec.path, what), spec.format, what, options, schema)
-        return ReadResult(arrow_to_pandas(table))
+        path = files.local_path(spec.path, what)
+        table = read_arrow(path, spec.format, what, options, schema)
+        frame = arrow_to_pandas(table)
+        columns = folder_partitions(path, options)
+        if columns:
+            self._partitioned[id(frame)] = (frame, columns)
+        return ReadResult(frame)
 
     def write(self, frame: Any, spec: IOSpec, *, hash_output: bool = False) -> WriteResult:
         what = f"output {spec.name!r}"
@@ -159,11 +195,19 @@ class PandasBackend(Backend):
                                   lambda part, sub: write_arrow(part, files.new_part(sub, spec.format), spec.format))
             else:
                 write_arrow(to_arrow(frame), files.new_part(stage, spec.format), spec.format)
+        if hash_output and spec.partition_by:  # with the sums of each partition folder written
+            started = time.perf_counter()
+            fp = partitioned_fingerprint(frame, list(spec.partition_by))
+            return WriteResult(written=True, fingerprint=fp, hash_pass="materialised",
+                               hash_seconds=time.perf_counter() - started)
         return WriteResult(written=True)
 
     def fingerprint(self, frame: Any) -> Any:
         from ubunye.hashing import fingerprint
 
+        known = self._partitioned.get(id(frame))
+        if known is not None and known[0] is frame:
+            return partitioned_fingerprint(frame, known[1])
         return fingerprint(frame)
 
     def port(self, frame: Any) -> FramePort:
