@@ -107,6 +107,9 @@ def test_key_pairs_the_updated_row(two_runs: tuple[Path, pd.DataFrame, pd.DataFr
     assert update["key"] == {"id": 10} and update["changed"] == ["name"]
     assert update["before"]["name"] == "person 10" and update["after"]["name"] == "person ten"
     assert lineage(folder, "diff", "--key", "id").exit_code == 2  # --key needs --rows
+    doc = json.loads(lineage(folder, "diff", "--name", "people", "--rows", "--key", "id", "--json").stdout)
+    assert [(r["sign"], r["row"]["id"]) for r in sorted(doc["rows"], key=lambda r: r["sign"])] == [("+", 100), ("-", 40)]
+    assert [u["changed"] for u in doc["updates"]] == [["name"]] and doc["notes"] == []
 
 
 def test_rows_of_two_runs_on_the_same_data_exit_0(tmp_path: Path) -> None:

@@ -287,11 +287,7 @@ def _plain_lines(lines: "pa.Array") -> "pa.Array":
 def hash_lines(lines: "pa.Array", sketch: bool = False) -> Totals:
     """Row count, lane sums (and ``sketch`` cells) of a string (or binary) array of lines,
     in this process."""
-    import numpy as np
-    import pyarrow as pa
-
-    n = len(lines)
-    if n == 0:
+    if len(lines) == 0:
         return _empty(sketch)
     data, bounds = _line_spans(lines)
     rows, a, b, cells = span_totals(data, bounds, sketch)

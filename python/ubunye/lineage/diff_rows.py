@@ -90,30 +90,11 @@ def lanes_of(name: str) -> Lanes:
 
 def scan_batches(batches: Iterable[Any], wanted: set[Lanes]) -> Scan:
     """Hash every row of Arrow ``batches``; keep the lines of the rows in ``wanted``."""
-    import numpy as np
+    from ubunye.hashing.digest import data_hash
+    from ubunye.hashing.row_match import match_lanes
 
-    from ubunye.hashing.arrow import CHUNK_ROWS, line_array, _line_spans
-    from ubunye.hashing.arrow_types import arrow_schema_kinds
-    from ubunye.hashing.digest import LaneSums, data_hash
-    from ubunye.hashing.lanes_worker import span_lanes
-
-    sums, kinds, found = LaneSums(), None, []
-    want_a = np.array(sorted({a for a, _ in wanted}), dtype=np.uint64)
-    for batch in batches:
-        if kinds is None:
-            kinds = arrow_schema_kinds(batch.schema)
-        for start in range(0, batch.num_rows, CHUNK_ROWS):
-            lines = line_array(batch.slice(start, CHUNK_ROWS), kinds)
-            if len(lines) == 0:
-                continue
-            a, b = span_lanes(*_line_spans(lines))
-            sums = sums + LaneSums(len(a), int(a.sum(dtype=np.uint64)), int(b.sum(dtype=np.uint64)))
-            for i in np.flatnonzero(np.isin(a, want_a)).tolist():
-                if (int(a[i]), int(b[i])) in wanted:
-                    found.append(((int(a[i]), int(b[i])), lines[i].as_py()))
-    if kinds is None:
-        return Scan(None)
-    return Scan(data_hash([(n, k.text) for n, k in kinds], sums), found)
+    kinds, sums, found = match_lanes(batches, wanted)
+    return Scan(None if kinds is None else data_hash(kinds, sums), found)
 
 
 def pandas_scan(record: RunRecord, step: Step, wanted: set[Lanes]) -> Scan:
@@ -125,10 +106,7 @@ def pandas_scan(record: RunRecord, step: Step, wanted: set[Lanes]) -> Scan:
     path = local_path(step.location or "")
     if path is None:
         raise DataGone(f"{step.location!r} is not a local path (read it with the Spark backend)")
-    from pathlib import Path
-
-    if not Path(path).exists():
-        raise DataGone(f"{step.location} no longer exists")
+    check_present(step)
     options = dict(step.options or {}) if step.direction == "input" else (
         {"header": "true"} if step.format == "csv" else {})
     table = read_arrow(path, step.format, options=options, schema=step.schema)
@@ -137,6 +115,18 @@ def pandas_scan(record: RunRecord, step: Step, wanted: set[Lanes]) -> Scan:
 
 class DataGone(Exception):
     """A side's data cannot be read (one-line message)."""
+
+
+def check_present(step: Step) -> None:
+    """:class:`DataGone` when a step's local path no longer exists (paths elsewhere and
+    tables are left to the reader)."""
+    from pathlib import Path
+
+    from ubunye.locations import local_path
+
+    path = local_path(step.location or "") if step.format != "table" else None
+    if path is not None and not Path(path).exists():
+        raise DataGone(f"{step.location} no longer exists")
 
 
 def _sides(change: StepChange) -> list[tuple[str, str, list[str]]]:
@@ -227,7 +217,10 @@ def scanner_for(a: RunRecord, b: RunRecord, diff: RunDiff) -> Scanner:
         if spark_needed(record, step):
             from ubunye.spark.diff_scan import spark_scan
 
-            return spark_scan(step, wanted)
+            check_present(step)
+            data_hash, found = spark_scan(step.format, step.location, step.direction == "input",
+                                          step.options, step.schema, step.delta_version, wanted)
+            return Scan(data_hash, found)
         return pandas_scan(record, step, wanted)
 
     return scan

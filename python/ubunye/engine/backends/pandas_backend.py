@@ -110,19 +110,6 @@ def arrow_to_pandas(table: Any) -> Any:
     return table.to_pandas(types_mapper=pd.ArrowDtype)
 
 
-def folder_partitions(path: Path, options: Mapping[str, str]) -> list[str]:
-    """The partition columns of an input read from ``key=value`` folders (none for a file
-    or a plain folder, or a layout the reader already refused)."""
-    from ubunye.io.partitions import PartitionError, discover
-
-    if not path.is_dir():
-        return []
-    try:
-        return list(discover(path, options.get("basepath")).names)
-    except (PartitionError, OSError):
-        return []
-
-
 def partitioned_fingerprint(frame: Any, columns: list[str]) -> Any:
     """The fingerprint of ``frame`` with the per-partition sums of ``columns`` taken in the
     same pass (docs/spec/rows-v1-localise.md section 7); when the partition keys cannot be
@@ -148,9 +135,7 @@ class PandasBackend(Backend):
         # as Spark does in a UTC session: that is this backend's time zone.
         del time_zone
         self.time_zone = "UTC"
-        # frames read from key=value folders, by id (the frame is kept, so the id stays its
-        # own): their partition columns, for the per-partition sums of their fingerprint
-        self._partitioned: dict[int, tuple[Any, list[str]]] = {}
+        self._partitioned = files.PartitionedFrames()  # for the per-partition sums of inputs
 
     def check_spec(self, spec: IOSpec) -> None:
         if spec.format == "jdbc":
@@ -168,9 +153,7 @@ class PandasBackend(Backend):
         path = files.local_path(spec.path, what)
         table = read_arrow(path, spec.format, what, options, schema)
         frame = arrow_to_pandas(table)
-        columns = folder_partitions(path, options)
-        if columns:
-            self._partitioned[id(frame)] = (frame, columns)
+        self._partitioned.note(frame, str(path), options)
         return ReadResult(frame)
 
     def write(self, frame: Any, spec: IOSpec, *, hash_output: bool = False) -> WriteResult:
@@ -205,10 +188,8 @@ class PandasBackend(Backend):
     def fingerprint(self, frame: Any) -> Any:
         from ubunye.hashing import fingerprint
 
-        known = self._partitioned.get(id(frame))
-        if known is not None and known[0] is frame:
-            return partitioned_fingerprint(frame, known[1])
-        return fingerprint(frame)
+        columns = self._partitioned.columns(frame)
+        return partitioned_fingerprint(frame, columns) if columns else fingerprint(frame)
 
     def port(self, frame: Any) -> FramePort:
         return ArrowTablePort(to_arrow(frame))
