@@ -86,3 +86,24 @@ def test_changed_lists_added_removed_and_changed_partitions_exactly() -> None:
 def test_damaged_sums_are_refused_naming_what(bad: object) -> None:
     with pytest.raises(ValueError, match="partition sums"):
         parse_record(bad)
+
+
+def test_the_spark_fallback_partitions_sum_per_folder_and_merge_to_the_whole() -> None:
+    """The mapInArrow body (run here without Spark) answers each Spark partition's sums per
+    folder; added key by key they are the table's."""
+    import json
+
+    from ubunye.hashing.digest import LaneSums
+    from ubunye.hashing.partition_sums import merge, to_record
+    from ubunye.spark.fallback import partition_sums
+
+    t = table()
+    whole = fingerprint_partitioned(t, ["day"], partial(partition_keys, columns=["day"])).partitions
+    halves = []
+    for part in (t.slice(0, 5), t.slice(5)):
+        (out,) = partition_sums(iter(part.to_batches()), names=t.column_names, keys=["day"])
+        halves.append({k: LaneSums(*v) for k, v in parse_record(
+            {"version": VERSION, "sums": json.loads(out.column("parts")[0].as_py())}).items()})
+    assert to_record(["day"], merge(halves)) == whole
+    (plain,) = partition_sums(iter(t.to_batches()), names=t.column_names)
+    assert plain.column("parts")[0].as_py() is None
