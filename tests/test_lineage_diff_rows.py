@@ -124,3 +124,17 @@ def test_rows_of_two_runs_on_the_same_data_exit_0(tmp_path: Path) -> None:
     run_task(tmp_path, "2024-01-02")
     result = lineage(tmp_path, "diff", "--rows")
     assert result.exit_code == 0 and result.stdout == "" and result.stderr == ""
+
+
+def test_rows_says_why_a_changed_step_has_no_row_to_read() -> None:
+    """``--rows`` on a step whose difference was not decoded says so instead of printing nothing."""
+    from ubunye.lineage.diff_rows import find_rows
+    from ubunye.lineage.localise import RunDiff, StepChange, Where
+    from ubunye.lineage.record import RunRecord
+
+    steps = [StepChange("input", "big", "changed", Where(False, estimate=900, summary="about 900 rows differ")),
+             StepChange("output", "old", "changed", reason="run A recorded no sketch of its rows"),
+             StepChange("output", "same", "unchanged")]
+    got = find_rows(RunDiff({}, {}, steps), RunRecord("a"), RunRecord("b"))
+    assert got.rows == [] and got.notes == ["input 'big': no row to read (about 900 rows differ)",
+                                            "output 'old': no row to read (run A recorded no sketch of its rows)"]

@@ -149,6 +149,9 @@ def find_rows(diff: RunDiff, a: RunRecord, b: RunRecord, scanner: Optional[Scann
     out = RowsResult()
     for change in diff.steps:
         if change.where is None or not change.where.complete:
+            if change.differs:  # nothing decoded to look for: said, not passed over
+                why = change.where.summary if change.where is not None else (change.reason or "rows not named")
+                out.notes.append(f"{change.direction} {change.name!r}: no row to read ({current().text(why)})")
             continue
         found: list[Row] = []
         for (sign, label, names), record in zip(_sides(change), (a, b)):
