@@ -340,3 +340,16 @@ def test_trace_says_where_a_reused_hash_came_from(usecase: Path) -> None:
                                    "-t", "clean", "--run-id", clean["run_id"]]).stdout
     assert f"hash taken from shop/orders/ingest/{ingest['run_id']}:output:orders (the same files)" in out
     assert "reused" in out
+
+
+def test_a_reused_partitioned_input_carries_its_partition_sums(usecase: Path) -> None:
+    """Per-partition sums (docs/spec/rows-v1-localise.md section 7) travel with a reused hash."""
+    folder = usecase / "lake" / "orders"
+    for item in ("tea", "milk"):
+        (folder / f"item={item}").mkdir(parents=True)
+        pq.write_table(ORDERS.select(["id", "price"]), folder / f"item={item}" / "part-00000.parquet")
+    first, second = run(usecase, "clean"), run(usecase, "clean")
+    assert only(second["inputs"])["hash_pass"] == "reused"
+    parts = only(first["inputs"])["partitions"]
+    assert sorted(parts["sums"]) == ["item=milk", "item=tea"] and parts["columns"] == ["item"]
+    assert only(second["inputs"])["partitions"] == parts

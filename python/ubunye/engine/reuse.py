@@ -47,7 +47,8 @@ class HashReuse:
             return False
         step = found.step
         event.fingerprint = Fingerprint(step.schema_hash, step.data_hash, step.row_count,
-                                        engine=step.hash_engine or "", sketch=_sketch(step.sketch))
+                                        engine=step.hash_engine or "", sketch=_sketch(step.sketch),
+                                        partitions=step.partitions)
         event.hash_pass = REUSED
         event.hash_reused_from = found.source
         event.hash_seconds = time.perf_counter() - started

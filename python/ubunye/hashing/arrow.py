@@ -287,17 +287,35 @@ def _plain_lines(lines: "pa.Array") -> "pa.Array":
 def hash_lines(lines: "pa.Array", sketch: bool = False) -> Totals:
     """Row count, lane sums (and ``sketch`` cells) of a string (or binary) array of lines,
     in this process."""
+    if len(lines) == 0:
+        return _empty(sketch)
+    data, bounds = _line_spans(lines)
+    rows, a, b, cells = span_totals(data, bounds, sketch)
+    return Totals(LaneSums(rows, a, b), cells)
+
+
+def _line_spans(lines: "pa.Array") -> tuple[memoryview, list[int]]:
+    """The data buffer of a non-empty array of lines and each line's bounds in it."""
     import numpy as np
     import pyarrow as pa
 
     n = len(lines)
-    if n == 0:
-        return _empty(sketch)
     lines = _plain_lines(lines)
     large = pa.types.is_large_string(lines.type) or pa.types.is_large_binary(lines.type)
     off_type = np.int64 if large else np.int32
     _, off_buf, data_buf = lines.buffers()
     offsets = np.frombuffer(off_buf, dtype=off_type, count=n + 1, offset=lines.offset * np.dtype(off_type).itemsize)
-    data = memoryview(data_buf) if data_buf is not None else memoryview(b"")
-    rows, a, b, cells = span_totals(data, offsets.tolist(), sketch)
-    return Totals(LaneSums(rows, a, b), cells)
+    return (memoryview(data_buf) if data_buf is not None else memoryview(b"")), offsets.tolist()
+
+
+def row_lanes(batch: "pa.RecordBatch") -> tuple[Any, Any]:
+    """Lane A and lane B (uint64 arrays) of every row of ``batch``, in row order: the
+    per-row numbers behind the lane sums (rows-v1 1.2)."""
+    import numpy as np
+
+    from ubunye.hashing.lanes_worker import span_lanes
+
+    if batch.num_rows == 0:
+        return np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.uint64)
+    data, bounds = _line_spans(line_array(batch, arrow_schema_kinds(batch.schema)))
+    return span_lanes(data, bounds)

@@ -34,6 +34,9 @@ class Fingerprint:
     - ``sketch``: the localisation sketch of the same rows
       (:class:`~ubunye.hashing.sketch.Sketch`), taken in the same pass, or None
       (an engine that does not compute it yet). Not part of :meth:`to_dict`.
+    - ``partitions``: the per-partition sums of the same rows, in their record form
+      (:mod:`ubunye.hashing.partition_sums`), for a table hashed with its partition
+      columns named; else None. Not part of :meth:`to_dict`.
     """
 
     schema_hash: Optional[str]
@@ -45,13 +48,14 @@ class Fingerprint:
     sums: Optional[tuple[int, int]] = None
     reason: Optional[str] = None
     sketch: Any = field(default=None, compare=False, repr=False)
+    partitions: Optional[dict[str, Any]] = field(default=None, compare=False, repr=False)
 
     @property
     def ok(self) -> bool:
         return self.data_hash is not None
 
     def to_dict(self) -> dict[str, Any]:
-        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "sketch"}
+        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("sketch", "partitions")}
         d["sums"] = list(self.sums) if self.sums is not None else None
         return d
 
@@ -99,9 +103,11 @@ def _failed(schema_hash: Optional[str], engine: str, exc: BaseException) -> Fing
     return Fingerprint(schema_hash, None, None, METHOD, engine, one_line_error(exc))
 
 
-def _fingerprint_arrow(frame: Any, engine: str) -> Fingerprint:
+def _fingerprint_arrow(frame: Any, engine: str, key_of: Any = None, columns: Any = ()) -> Fingerprint:
+    """The Arrow-path (or, ``engine="rows"``, the reference) fingerprint; with ``key_of``
+    (each row's partition key of a batch) also the per-partition sums of ``columns``."""
     from ubunye.hashing.arrow_types import arrow_schema_kinds
-    from ubunye.hashing.digest import data_hash, schema_hash
+    from ubunye.hashing.digest import schema_hash
     from ubunye.hashing.frames import UnsupportedFrame, to_arrow_source
 
     try:
@@ -112,8 +118,14 @@ def _fingerprint_arrow(frame: Any, engine: str) -> Fingerprint:
     except Exception as exc:  # unreadable rows or a schema with no canonical form
         return _failed(None, engine, exc)
     shash = schema_hash(kinds)
+    partitions = None
     try:
-        if engine == "rows":
+        if key_of is not None:
+            from ubunye.hashing.partition_sums import keyed_totals, to_record
+
+            totals, parts = keyed_totals(source.batches, key_of)
+            partitions = to_record(columns, parts)
+        elif engine == "rows":
             from ubunye.hashing.reference import reference_arrow_totals
 
             totals = reference_arrow_totals(source.batches)
@@ -121,13 +133,13 @@ def _fingerprint_arrow(frame: Any, engine: str) -> Fingerprint:
             from ubunye.hashing.arrow import lane_totals
 
             totals = lane_totals(source.batches, workers=None, rows_hint=_known_rows(frame))  # auto: 2 cores if big
-    except Exception as exc:  # a value with no canonical text, or rows that cannot be read
+    except Exception as exc:  # a value with no canonical text, rows that cannot be read, a key not named
         return _failed(shash, engine, exc)
-    return from_totals(shash, kinds, totals, engine)
+    return from_totals(shash, kinds, totals, engine, partitions=partitions)
 
 
 def from_totals(shash: Optional[str], kinds: Any, totals: Any, engine: str,
-                reason: Optional[str] = None) -> Fingerprint:
+                reason: Optional[str] = None, partitions: Optional[dict[str, Any]] = None) -> Fingerprint:
     """The fingerprint of one pass's :class:`~ubunye.hashing.digest.Totals` (sums and cells)."""
     from ubunye.hashing.digest import data_hash
     from ubunye.hashing.sketch import Sketch
@@ -135,7 +147,13 @@ def from_totals(shash: Optional[str], kinds: Any, totals: Any, engine: str,
     sums = totals.sums
     sketch = Sketch(data=totals.cells) if totals.cells is not None else None
     return Fingerprint(shash, data_hash(kinds, sums), sums.rows, METHOD, engine, None, (sums.a, sums.b),
-                       reason=reason, sketch=sketch)
+                       reason=reason, sketch=sketch, partitions=partitions)
+
+
+def fingerprint_partitioned(frame: Any, columns: Any, key_of: Any) -> Fingerprint:
+    """The Arrow-path fingerprint of an in-memory frame with the per-partition sums of its
+    ``columns`` (``key_of(batch)``: each row's partition key) taken in the same pass."""
+    return _fingerprint_arrow(frame, "arrow", key_of, columns)
 
 
 def _known_rows(frame: Any) -> Optional[int]:

@@ -99,15 +99,27 @@ def write_partitioned(table: "pa.Table", folder: Path, columns: Sequence[str],
     import pyarrow as pa
 
     chosen = partition_columns(table.schema, columns)
-    keys: dict[tuple[str, ...], list[int]] = {}
-    texts = [[value_text(v, table.schema.field(n).type) for v in table.column(n).to_pylist()] for n in chosen]
-    for row in range(table.num_rows):
-        keys.setdefault(tuple(col[row] for col in texts), []).append(row)
+    keys: dict[str, list[int]] = {}
+    for row, key in enumerate(partition_keys(table, chosen)):
+        keys.setdefault(key, []).append(row)
     data = table.drop_columns(chosen)
     written = []
     for key, rows in keys.items():
-        sub = folder.joinpath(*(f"{escape(n)}={v}" for n, v in zip(chosen, key)))
+        sub = folder.joinpath(*key.split("/"))
         sub.mkdir(parents=True, exist_ok=True)
         write(data.take(pa.array(rows, pa.int64())) if len(rows) < table.num_rows else data, sub)
         written.append(sub)
     return written
+
+
+def partition_keys(batch: Any, columns: Sequence[str]) -> list[str]:
+    """Each row's partition folder, relative to the table root, as :func:`write_partitioned`
+    names it (``day=2024-01-02/shop=7``): the key of the per-partition sums
+    (``docs/spec/rows-v1-localise.md`` section 7). ``columns`` are matched as
+    :func:`partition_columns` matches them."""
+    names = list(batch.schema.names)
+    chosen = [next((n for n in names if n == c), None) or next(n for n in names if n.lower() == str(c).lower())
+              for c in columns]
+    texts = [[value_text(v, batch.schema.field(n).type) for v in batch.column(n).to_pylist()] for n in chosen]
+    heads = [f"{escape(n)}=" for n in chosen]
+    return ["/".join(h + col[row] for h, col in zip(heads, texts)) for row in range(batch.num_rows)]

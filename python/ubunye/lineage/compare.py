@@ -78,6 +78,9 @@ class StepDiff:
     reader: Optional[FieldDiff] = None
     # Which rows differ (a changed data hash, both steps with a sketch): see lineage/localise.py.
     where: Optional[Any] = None
+    # The partitions whose rows changed (both steps with per-partition sums of the same
+    # columns): [{"partition", "rows_before", "rows_after"}], see hashing/partition_sums.py.
+    partitions: Optional[list[dict[str, Any]]] = None
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -93,6 +96,8 @@ class StepDiff:
             d["reader"] = self.reader.to_dict()
         if self.where is not None:
             d["where"] = self.where.to_dict()
+        if self.partitions is not None:
+            d["partitions"] = [dict(p) for p in self.partitions]
         if self.reason is not None:
             d["reason"] = self.reason
         return d
@@ -301,13 +306,15 @@ def compare_steps(direction: str, name: str, sa: Step, sb: Step,
     data = _hash_diff("data_hash", sa, sb, sa.data_hash, sb.data_hash, labels)
     location = _plain("location", sa.location, sb.location)
     verdict = max((rows.verdict, schema.verdict, data.verdict), key=lambda v: _SEVERITY[v])
-    where = None
-    if data.verdict == CHANGED:  # the hash decides; the sketch only says where
+    where = parts = None
+    if data.verdict == CHANGED:  # the hash decides; the sketch and the partition sums only say where
+        from ubunye.hashing.partition_sums import changed
         from ubunye.lineage.localise import locate
 
         where = locate(sa, sb)
+        parts = changed(sa.partitions, sb.partitions)
     return StepDiff(direction, name, verdict, rows, schema, data, location, reader=_reader_diff(sa, sb, labels),
-                    where=where)
+                    where=where, partitions=parts)
 
 
 def _settings(step: Step) -> Optional[dict[str, Any]]:
@@ -395,6 +402,10 @@ def describe_problem(step: StepDiff) -> str:
     line = f"{step.direction} {step.name!r}: " + ", ".join(parts)
     if step.where is not None:
         line += f"; {step.where.summary}"
+    if step.partitions:
+        from ubunye.hashing.partition_sums import describe
+
+        line += "; partitions changed: " + ", ".join(describe(p) for p in step.partitions)
     if step.reader is not None and step.reader.verdict == CHANGED:
         line += f"; reader settings changed: {step.reader.reason}"
     return line

@@ -70,6 +70,7 @@ class StepChange:
     verdict: str  # the data hash's: unchanged, changed, unknown, not comparable, missing
     where: Optional[Where] = None
     reason: Optional[str] = None  # why the rows cannot be named (no sketch ...) or the hash not compared
+    partitions: Optional[list[dict[str, Any]]] = None  # the partitions whose rows changed
 
     @property
     def differs(self) -> bool:
@@ -80,6 +81,8 @@ class StepChange:
                              "removed": [], "added": [], "complete": None, "partitions": None}
         if self.where is not None:
             d.update(self.where.to_dict())
+        if self.partitions is not None:
+            d["partitions"] = [dict(p) for p in self.partitions]
         if self.reason is not None:
             d["reason"] = self.reason
         return d
@@ -119,7 +122,7 @@ def diff_records(a: Any, b: Any, name: Optional[str] = None) -> RunDiff:
         if diff.data_hash.verdict == CHANGED:
             sa = next(s for s in (a.inputs if diff.direction == "input" else a.outputs) if s.name == diff.name)
             sb = next(s for s in (b.inputs if diff.direction == "input" else b.outputs) if s.name == diff.name)
-            change.where = diff.where
+            change.where, change.partitions = diff.where, diff.partitions
             if diff.where is None:
                 change.reason = no_sketch_reason(sa, sb) or "the sketches cannot be decoded"
         elif diff.verdict == "missing":

@@ -162,6 +162,10 @@ class Step:
     # (docs/spec/rows-v1-localise.md: {"version", "cells", "k", "data"}), or None.
     # Optional: records without it compare as before; it never decides same or changed.
     sketch: Optional[dict[str, Any]] = None
+    # The row count and lane sums of each partition folder of the same rows
+    # (docs/spec/rows-v1-localise.md section 7: {"version", "columns", "sums"}), for an
+    # output written with partition_by or an input read from key=value folders; else None.
+    partitions: Optional[dict[str, Any]] = None
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], where: str = "step") -> "Step":
@@ -179,14 +183,16 @@ class Step:
             d["options"] = _container(f"{where}.options", d["options"], dict)
             for key, value in d["options"].items():
                 _check(f"{where}.options.{key}", value, _TEXT)
-        if d.get("sketch") is not None:
-            d["sketch"] = _container(f"{where}.sketch", d["sketch"], dict)
+        for key in ("sketch", "partitions"):
+            if d.get(key) is not None:
+                d[key] = _container(f"{where}.{key}", d[key], dict)
         return cls(**d)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
-        if d.get("sketch") is None:  # records without a sketch stay as they were written
-            d.pop("sketch", None)
+        for key in ("sketch", "partitions"):  # records without them stay as they were written
+            if d.get(key) is None:
+                d.pop(key, None)
         return d
 
 

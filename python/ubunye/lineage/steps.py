@@ -119,6 +119,7 @@ class StepHasher:
             step.hash_error = None
             sketch = getattr(fp, "sketch", None)
             step.sketch = sketch.to_record() if sketch is not None else None
+            step.partitions = getattr(fp, "partitions", None)
 
 
 def build_steps(hasher: StepHasher, events: Iterable[Any]) -> list[Step]:

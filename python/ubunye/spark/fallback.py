@@ -29,7 +29,7 @@ from ubunye.hashing.digest import MASK64, LaneSums, Totals
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
 
-SUMS_SCHEMA = "rows bigint, a bigint, b bigint, cells binary"
+SUMS_SCHEMA = "rows bigint, a bigint, b bigint, cells binary, parts string"
 # what a Python worker says when its interpreter lacks a module the fallback runs there
 _MISSING_ON_WORKER = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named '(ubunye|pyarrow)[\w.]*'")
 
@@ -46,11 +46,14 @@ def to_signed(x: int) -> int:
 
 
 def partition_sums(
-    batches: Iterable["pa.RecordBatch"], names: Optional[Sequence[str]] = None
+    batches: Iterable["pa.RecordBatch"], names: Optional[Sequence[str]] = None,
+    keys: Optional[Sequence[str]] = None,
 ) -> Iterator["pa.RecordBatch"]:
-    """``mapInArrow`` body: one row (rows, a, b, cells) for the whole partition; ``cells``
-    are the partition's localisation sketch (little-endian u64s, cell by cell, as in the
-    record form of ``docs/spec/rows-v1-localise.md``).
+    """``mapInArrow`` body: one row (rows, a, b, cells, parts) for the whole partition;
+    ``cells`` are the partition's localisation sketch (little-endian u64s, cell by cell, as
+    in the record form of ``docs/spec/rows-v1-localise.md``); with ``keys`` (partition
+    columns), ``parts`` is the JSON of the sums of each partition folder's rows
+    (``{key: [rows, "<A>", "<B>"]}``, section 7), else null.
 
     ``names``: the real column names, given back to the batches' columns (the
     DataFrame is handed over with positional names, see :func:`fallback_input`).
@@ -67,7 +70,18 @@ def partition_sums(
             else:
                 yield pa.RecordBatch.from_arrays(batch.columns, names=list(names))
 
-    totals = lane_totals(renamed(), workers=1)  # one process per Spark task
+    parts = None
+    if keys:
+        import json
+        from functools import partial as bind
+
+        from ubunye.hashing.partition_sums import keyed_totals, to_record
+        from ubunye.io.partition_write import partition_keys
+
+        totals, found = keyed_totals(renamed(), bind(partition_keys, columns=list(keys)))
+        parts = json.dumps(to_record(keys, found)["sums"])
+    else:
+        totals = lane_totals(renamed(), workers=1)  # one process per Spark task
     sums = totals.sums
     yield pa.RecordBatch.from_arrays(
         [
@@ -75,8 +89,9 @@ def partition_sums(
             pa.array([to_signed(sums.a)], pa.int64()),
             pa.array([to_signed(sums.b)], pa.int64()),
             pa.array([totals.cells.astype("<u8").tobytes()], pa.binary()),
+            pa.array([parts], pa.string()),
         ],
-        names=["rows", "a", "b", "cells"],
+        names=["rows", "a", "b", "cells", "parts"],
     )
 
 
@@ -105,20 +120,33 @@ def fallback_sums(df: Any) -> LaneSums:
 
 def fallback_totals(df: Any) -> Totals:
     """Row count, lane sums and the sketch's cells of ``df`` through ``mapInArrow``."""
+    return fallback_keyed(df, None)[0]
+
+
+def fallback_keyed(df: Any, keys: Optional[Sequence[str]]) -> tuple[Totals, Optional[dict[str, LaneSums]]]:
+    """:func:`fallback_totals` and, with ``keys`` (partition columns), the sums of each
+    partition folder's rows, summed over Spark's partitions (else None)."""
+    import json
+
     import numpy as np
 
     from ubunye.hashing.lanes_worker import SKETCH_CELLS
+    from ubunye.hashing.partition_sums import merge, parse_record
 
     frame, names = fallback_input(df)
     try:
-        rows = frame.mapInArrow(partial(partition_sums, names=names), SUMS_SCHEMA).collect()
+        rows = frame.mapInArrow(partial(partition_sums, names=names, keys=keys), SUMS_SCHEMA).collect()
     except Exception as exc:
         raise worker_import_error(exc, df) or exc
     total = Totals(LaneSums(), np.zeros((SKETCH_CELLS, 4), dtype=np.uint64))
+    found = []
     for row in rows:
         cells = np.frombuffer(bytes(row["cells"]), dtype="<u8").astype(np.uint64).reshape(SKETCH_CELLS, 4)
         total = total + Totals(LaneSums(int(row["rows"]), int(row["a"]) & MASK64, int(row["b"]) & MASK64), cells)
-    return total
+        if keys and row["parts"] is not None:
+            parsed = parse_record({"version": "rows-v1-partitions/1", "sums": json.loads(row["parts"])})
+            found.append({k: LaneSums(*v) for k, v in parsed.items()})
+    return total, (merge(found) if keys else None)
 
 
 def missing_worker_module(text: str) -> Optional[str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 from ubunye.hashing.digest import LaneSums, Totals, data_hash, schema_hash
 from ubunye.hashing.errors import RowsV1Error, one_line_error
@@ -107,7 +107,8 @@ def fingerprint_from_sums(schema: Any, sums: Any, *, engine: str = NATIVE) -> Fi
     )
 
 
-def fingerprint_spark(df: Any, *, engine: Optional[str] = None) -> Fingerprint:
+def fingerprint_spark(df: Any, *, engine: Optional[str] = None,
+                      partition_by: Optional[Sequence[str]] = None) -> Fingerprint:
     """The rows-v1 fingerprint of a pyspark DataFrame (classic or Spark Connect).
 
     ``engine``: None (native when the functions exist, else the fallback),
@@ -116,8 +117,12 @@ def fingerprint_spark(df: Any, *, engine: Optional[str] = None) -> Fingerprint:
     canonical text, or rows that cannot be read, give a fingerprint with
     ``data_hash = None`` and a one-line ``error`` (spec section 5). On the fallback,
     ``reason`` says in one line why the native engine was not used.
+
+    ``partition_by``: the partition columns of a table written or read as ``key=value``
+    folders; the fallback then also records the sums of each folder's rows
+    (``docs/spec/rows-v1-localise.md`` section 7; the native engine does not yet).
     """
-    from ubunye.spark.fallback import fallback_totals
+    from ubunye.spark.fallback import fallback_keyed
     from ubunye.spark.kinds import spark_kinds
     from ubunye.spark.native import native_sums
 
@@ -131,7 +136,14 @@ def fingerprint_spark(df: Any, *, engine: Optional[str] = None) -> Fingerprint:
     shash = schema_hash(kinds)
     try:
         # the native aggregate has no sketch yet (docs/spec/rows-v1-localise.md section 8)
-        totals = Totals(native_sums(df)) if chosen == NATIVE else fallback_totals(df)
+        parts = None
+        if chosen == NATIVE:
+            totals = Totals(native_sums(df))
+        else:
+            totals, parts = fallback_keyed(df, list(partition_by) if partition_by else None)
     except Exception as exc:  # a value with no canonical text, or rows that cannot be read
         return Fingerprint(shash, None, None, METHOD, chosen, spark_error(exc), reason=why)
-    return from_totals(shash, kinds, totals, chosen, reason=why)
+    from ubunye.hashing.partition_sums import to_record
+
+    return from_totals(shash, kinds, totals, chosen, reason=why,
+                       partitions=to_record(partition_by, parts) if parts is not None else None)

@@ -4,7 +4,7 @@ differs, 1 when differences are listed, 2 on errors."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import click
 
@@ -18,20 +18,31 @@ from ubunye.cli.render import echo, emit_json, fail
 @click.option("--run-id1", default=None, help="Run A (default: the run before run B).")
 @click.option("--run-id2", default=None, help="Run B (default: the latest run).")
 @click.option("--name", "step_name", default=None, help="Only the input or output of this name.")
+@click.option("--rows", "show_rows", is_flag=True,
+              help="Read each run's data where it still lies and print the changed rows as JSON lines "
+                   "marked - (run A only) and + (run B only).")
+@click.option("--key", "key", default=None, metavar="COLS",
+              help="With --rows: pair removed and added rows with equal values in these comma-separated "
+                   "columns into updates (lines marked ~) naming the changed columns.")
 @lineage_errors
 def diff_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool, usecase: Optional[str],
                  package: Optional[str], task: Optional[str], run_id1: Optional[str], run_id2: Optional[str],
-                 step_name: Optional[str]) -> None:
+                 step_name: Optional[str], show_rows: bool, key: Optional[str]) -> None:
     """Which rows of each input and output differ between two runs (removed -, added +)."""
     from ubunye.cli.commands.lineage import _pick
     from ubunye.lineage.localise import UnknownStep, diff_records
 
+    columns = [c.strip() for c in key.split(",") if c.strip()] if key is not None else None
+    if columns is not None and (not show_rows or not columns):
+        fail("--key needs --rows and at least one column name")
     a, b = _pick((usecase_dir, lineage_dir, usecase, package, task), run_id1, run_id2, None, None)
     try:
         result = diff_records(a, b, step_name)
     except UnknownStep as exc:
         fail(str(exc))
-    if as_json:
+    if show_rows:
+        _show_rows(result, a, b, columns, as_json)
+    elif as_json:
         emit_json("diff", result.to_dict())
     else:
         echo(f"run A {a.run_id} -> run B {b.run_id}")
@@ -44,6 +55,28 @@ def diff_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool, 
                     echo(f"  + {row}")
             elif step.differs:
                 echo(f"{step.direction} {step.name!r}: data {step.verdict} ({step.reason or 'rows not named'})")
+            if step.partitions:
+                from ubunye.hashing.partition_sums import describe
+
+                echo("  partitions changed: " + ", ".join(describe(p) for p in step.partitions))
         if not result.differs:
             echo("no input or output differs")
+    raise SystemExit(1 if result.differs else 0)
+
+
+def _show_rows(result: Any, a: Any, b: Any, key: Optional[list[str]], as_json: bool) -> None:
+    """``--rows``: the decoded rows read from each side's data; exit 1 when anything differs."""
+    from ubunye.lineage.diff_rows import find_rows, scanner_for
+
+    found = find_rows(result, a, b, scanner_for(a, b, result), key)
+    if as_json:
+        emit_json("diff", {**result.to_dict(), "rows": [{"sign": r.sign, **r.to_dict()} for r in found.rows],
+                           "updates": [u.to_dict() for u in found.updates], "notes": found.notes})
+    else:
+        for note in found.notes:
+            echo(note, err=True)
+        for update in found.updates:
+            echo(update.line())
+        for row in found.rows:
+            echo(row.line())
     raise SystemExit(1 if result.differs else 0)

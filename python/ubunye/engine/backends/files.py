@@ -115,3 +115,36 @@ def local_path(location: Optional[str], what: str) -> Path:
     if path is None:
         raise IOSpecError(f"{what}: {location!r} is not a local path; this backend reads local files only")
     return Path(path)
+
+
+def folder_partitions(location: Optional[str], options: Any = None) -> list[str]:
+    """The partition columns of an input read from local ``key=value`` folders (none for a
+    file, a plain folder, a path that is not local, or a layout the reader refuses)."""
+    from ubunye.io.partitions import PartitionError, discover
+    from ubunye.locations import local_path as local
+
+    path = local(location) if location else None
+    if path is None or not Path(path).is_dir():
+        return []
+    base = {str(k).lower(): v for k, v in dict(options or {}).items()}.get("basepath")
+    try:
+        return list(discover(Path(path), base).names)
+    except (PartitionError, OSError, ValueError):
+        return []
+
+
+class PartitionedFrames:
+    """Frames read from ``key=value`` folders and their partition columns, by identity (the
+    frame is kept, so its id cannot be reused while the backend lives)."""
+
+    def __init__(self) -> None:
+        self._frames: dict[int, tuple[Any, list[str]]] = {}
+
+    def note(self, frame: Any, location: Optional[str], options: Any = None) -> None:
+        columns = folder_partitions(location, options)
+        if columns:
+            self._frames[id(frame)] = (frame, columns)
+
+    def columns(self, frame: Any) -> Optional[list[str]]:
+        known = self._frames.get(id(frame))
+        return known[1] if known is not None and known[0] is frame else None

@@ -8,6 +8,7 @@ out as Spark lays them out.
 """
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
@@ -109,6 +110,20 @@ def arrow_to_pandas(table: Any) -> Any:
     return table.to_pandas(types_mapper=pd.ArrowDtype)
 
 
+def partitioned_fingerprint(frame: Any, columns: list[str]) -> Any:
+    """The fingerprint of ``frame`` with the per-partition sums of ``columns`` taken in the
+    same pass (docs/spec/rows-v1-localise.md section 7); when the partition keys cannot be
+    named, the plain fingerprint (no sums)."""
+    from functools import partial
+
+    from ubunye.hashing import fingerprint
+    from ubunye.hashing.fingerprint import fingerprint_partitioned
+    from ubunye.io.partition_write import partition_keys
+
+    fp = fingerprint_partitioned(frame, columns, partial(partition_keys, columns=columns))
+    return fp if fp.data_hash is not None else fingerprint(frame)
+
+
 class PandasBackend(Backend):
     """Reads and writes local parquet, csv and json with Arrow-backed pandas frames."""
 
@@ -120,6 +135,7 @@ class PandasBackend(Backend):
         # as Spark does in a UTC session: that is this backend's time zone.
         del time_zone
         self.time_zone = "UTC"
+        self._partitioned = files.PartitionedFrames()  # for the per-partition sums of inputs
 
     def check_spec(self, spec: IOSpec) -> None:
         if spec.format == "jdbc":
@@ -134,8 +150,11 @@ class PandasBackend(Backend):
     def read(self, spec: IOSpec) -> ReadResult:
         what = f"input {spec.name!r}"
         options, schema = reader_settings(spec)
-        table = read_arrow(files.local_path(spec.path, what), spec.format, what, options, schema)
-        return ReadResult(arrow_to_pandas(table))
+        path = files.local_path(spec.path, what)
+        table = read_arrow(path, spec.format, what, options, schema)
+        frame = arrow_to_pandas(table)
+        self._partitioned.note(frame, str(path), options)
+        return ReadResult(frame)
 
     def write(self, frame: Any, spec: IOSpec, *, hash_output: bool = False) -> WriteResult:
         what = f"output {spec.name!r}"
@@ -159,12 +178,18 @@ class PandasBackend(Backend):
                                   lambda part, sub: write_arrow(part, files.new_part(sub, spec.format), spec.format))
             else:
                 write_arrow(to_arrow(frame), files.new_part(stage, spec.format), spec.format)
+        if hash_output and spec.partition_by:  # with the sums of each partition folder written
+            started = time.perf_counter()
+            fp = partitioned_fingerprint(frame, list(spec.partition_by))
+            return WriteResult(written=True, fingerprint=fp, hash_pass="materialised",
+                               hash_seconds=time.perf_counter() - started)
         return WriteResult(written=True)
 
     def fingerprint(self, frame: Any) -> Any:
         from ubunye.hashing import fingerprint
 
-        return fingerprint(frame)
+        columns = self._partitioned.columns(frame)
+        return partitioned_fingerprint(frame, columns) if columns else fingerprint(frame)
 
     def port(self, frame: Any) -> FramePort:
         return ArrowTablePort(to_arrow(frame))

@@ -81,6 +81,9 @@ class SparkBackend(Backend):
         from ubunye.spark.observe import SumsObserver
 
         self._observer = SumsObserver()
+        from ubunye.engine.backends.files import PartitionedFrames
+
+        self._partitioned = PartitionedFrames()  # inputs read from key=value folders
 
     def interrupted(self) -> None:
         """A py4j call this thread was making when the signal came still waits for its answer on this
@@ -136,6 +139,8 @@ class SparkBackend(Backend):
             if spec.schema is not None:
                 reader = reader.schema(spec.schema)
             frame = reader.load(spec.path)
+            if spec.format != "delta":  # for the per-partition sums of its hash
+                self._partitioned.note(frame, spec.path, options)
             if spec.format == "delta":
                 version = spec.version if spec.version is not None else delta_version_of(self.spark, path=spec.path)
         return ReadResult(frame, version)
@@ -312,12 +317,16 @@ class SparkBackend(Backend):
             else:
                 target = self.spark.read.format(spec.format).options(**options).load(spec.path)
             return self.fingerprint(target)
-        return self.fingerprint(frame)
+        return self._fingerprint(frame, spec.partition_by)
 
     def fingerprint(self, frame: Any) -> Any:
+        return self._fingerprint(frame, self._partitioned.columns(frame))
+
+    def _fingerprint(self, frame: Any, partition_by: Optional[Sequence[str]]) -> Any:
+        """The fingerprint; with ``partition_by`` the fallback engine also sums each folder's rows."""
         from ubunye.spark import fingerprint_spark
 
-        return fingerprint_spark(frame, engine=self.hash_engine)
+        return fingerprint_spark(frame, engine=self.hash_engine, partition_by=partition_by or None)
 
     def check_and_fingerprint(self, frame: Any, rules: Sequence[Rule], *, hash_frame: bool) -> tuple[list[Outcome], Any]:
         """An input's checks and its hash in one scan (the native sums beside the rule counts)."""

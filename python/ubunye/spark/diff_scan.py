@@ -1,0 +1,88 @@
+"""One pass over a Spark table that finds rows by their lanes (``lineage diff --rows``).
+
+Each Spark partition hashes its rows in a Python worker (``mapInArrow``, the Arrow path
+of the fallback engine) and answers with its row count and lane sums and the canonical
+lines of only the rows asked for: no join, no shuffle; the driver receives one row per
+partition plus the rows found. (The plugin's native aggregate has no such pass yet.)
+"""
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional, Sequence
+
+from ubunye.hashing.digest import MASK64, LaneSums
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pyarrow as pa
+
+MATCH_SCHEMA = "rows bigint, a bigint, b bigint, line string"
+
+
+def match_partition(batches: Iterable["pa.RecordBatch"], names: Optional[Sequence[str]],
+                    wanted: Sequence[tuple[int, int]]) -> Iterator["pa.RecordBatch"]:
+    """``mapInArrow`` body: a first row (rows, a, b, null) with the partition's count and
+    lane sums, then (-1, A, B, line) for each row whose lanes are in ``wanted``."""
+    import pyarrow as pa
+
+    from ubunye.hashing.row_match import match_lanes
+    from ubunye.spark.fallback import to_signed
+
+    def renamed() -> Iterator["pa.RecordBatch"]:
+        for batch in batches:
+            yield batch if names is None else pa.RecordBatch.from_arrays(batch.columns, names=list(names))
+
+    _, sums, found = match_lanes(renamed(), wanted)
+    rows = [sums.rows] + [-1] * len(found)
+    a = [to_signed(sums.a)] + [to_signed(x) for (x, _), _ in found]
+    b = [to_signed(sums.b)] + [to_signed(y) for (_, y), _ in found]
+    lines = [None] + [line for _, line in found]
+    yield pa.RecordBatch.from_arrays([pa.array(rows, pa.int64()), pa.array(a, pa.int64()), pa.array(b, pa.int64()),
+                                      pa.array(lines, pa.string())], names=["rows", "a", "b", "line"])
+
+
+def session() -> Any:
+    """The active session, else a new one from the environment's Spark settings."""
+    from pyspark.sql import SparkSession
+
+    return SparkSession.getActiveSession() or SparkSession.builder.getOrCreate()
+
+
+def read_step(spark: Any, fmt: Optional[str], location: Optional[str], is_input: bool,
+              options: Optional[dict[str, str]], schema: Optional[str], version: Optional[int]) -> Any:
+    """A recorded step's data: an input with its recorded reader settings, an output with
+    its format's defaults (csv with a header), a Delta table at the recorded version."""
+    opts: dict[str, Any] = dict(options or {}) if is_input else ({"header": "true"} if fmt == "csv" else {})
+    if fmt in ("delta", "table") and version is not None:
+        opts["versionAsOf"] = version
+    if fmt == "table":
+        return spark.read.options(**opts).table(location)
+    reader = spark.read.format(fmt or "parquet").options(**opts)
+    if schema is not None and is_input:
+        reader = reader.schema(schema)
+    return reader.load(location)
+
+
+def spark_scan(fmt: Optional[str], location: Optional[str], is_input: bool, options: Optional[dict[str, str]],
+               schema: Optional[str], version: Optional[int], wanted: Iterable[tuple[int, int]],
+               spark: Any = None) -> tuple[Optional[str], list[tuple[tuple[int, int], str]]]:
+    """``(data hash of all rows read, ((A, B), line) of each row found)``."""
+    from ubunye.hashing.digest import data_hash
+    from ubunye.spark.fallback import fallback_input, worker_import_error
+    from ubunye.spark.kinds import spark_kinds
+
+    df = read_step(spark or session(), fmt, location, is_input, options, schema, version)
+    kinds = spark_kinds(df.schema)
+    frame, names = fallback_input(df)
+    try:
+        rows = frame.mapInArrow(partial(match_partition, names=names, wanted=sorted(set(wanted))),
+                                MATCH_SCHEMA).collect()
+    except Exception as exc:
+        raise worker_import_error(exc, df) or exc
+    sums, found = LaneSums(), []
+    for row in rows:
+        a, b = int(row["a"]) & MASK64, int(row["b"]) & MASK64
+        if row["rows"] >= 0:
+            sums = sums + LaneSums(int(row["rows"]), a, b)
+        else:
+            found.append(((a, b), str(row["line"])))
+    return data_hash(kinds, sums), found
