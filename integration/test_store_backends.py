@@ -3,10 +3,10 @@
 Backends: a local folder (temp file + link), a FUSE-like volume folder (``/Volumes`` mode:
 O_EXCL only; here ``link`` fails with ENOSYS and ``rename`` is copy-then-delete, as
 public reports describe the mount, so any use of them would show), S3 on moto's server,
-Azure Blob on Azurite (``az://`` and ``abfss://``). The servers are started by
+Azure Blob on Azurite (``az://`` and ``abfss://``), Google Cloud Storage on fake-gcs-server
+(behind ``scripts/gcs_adapter.py``, which gives it the XML API's object PUT that obstore
+uses; fake-gcs-server decides each conditional create). The servers are started by
 ``scripts/servers.py`` for this module and stopped after it (each with a bounded life).
-Google Cloud Storage is not here: fake-gcs-server answers obstore's XML-API PUT with
-400 "invalid uploadType" (see docs/storage.md).
 
 Per backend: write, load, latest, compare, verify, the CLI on the store URL, records
 written once, the reuse index, 8 writers x 20 rounds in threads and in processes (nothing
@@ -45,7 +45,7 @@ from fault_proxy import FaultProxy
 ROOT = Path(__file__).resolve().parent.parent
 TASK = ("shop", "orders", "clean")
 WRITERS, ROUNDS = 8, 20
-OBJECTS = ("s3", "azure", "abfss")
+OBJECTS = ("s3", "azure", "abfss", "gcs")
 BACKENDS = ("posix", "volume", *OBJECTS)
 
 
@@ -67,6 +67,7 @@ def servers() -> Iterator[dict[str, Any]]:
     try:
         started["s3"] = SERVERS.start("moto", seconds=900)
         started["azure"] = SERVERS.start("azurite", seconds=900)
+        started["gcs"] = SERVERS.start("gcs", seconds=900)
         yield started
     finally:
         for server in started.values():
@@ -92,7 +93,7 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.
     if name == "volume":
         _fuse_like(monkeypatch)
         return Backend(name, str(tmp_path / "Volumes" / "main" / "ops" / "lineage"), {}, volume=True)
-    server = request.getfixturevalue("servers")["s3" if name == "s3" else "azure"]
+    server = request.getfixturevalue("servers")["azure" if name == "abfss" else name]
     for key, value in server.env.items():
         monkeypatch.setenv(key, value)
     if name == "abfss":
@@ -318,15 +319,17 @@ def _wait_for(condition: Callable[[], bool], seconds: float = 120.0) -> None:
 # ---------------------------------------------------------------- faults
 
 
-@pytest.fixture(params=["s3", "azure"])
+ENDPOINT_VARS = {"s3": "AWS_ENDPOINT_URL", "azure": "AZURITE_BLOB_STORAGE_URL", "gcs": "GOOGLE_BASE_URL"}
+
+
+@pytest.fixture(params=["s3", "azure", "gcs"])
 def proxied(request: pytest.FixtureRequest, servers: dict[str, Any],
             monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[RecordStore, FaultProxy]]:
     server = servers[request.param]
     proxy = FaultProxy(server.port)
     for key, value in server.env.items():
         monkeypatch.setenv(key, value)
-    endpoint_var = "AWS_ENDPOINT_URL" if request.param == "s3" else "AZURITE_BLOB_STORAGE_URL"
-    monkeypatch.setenv(endpoint_var, proxy.endpoint)
+    monkeypatch.setenv(ENDPOINT_VARS[request.param], proxy.endpoint)
     try:
         yield open_store(".", f"{server.url}/{uuid.uuid4().hex[:12]}"), proxy
     finally:
@@ -385,7 +388,7 @@ def test_a_truncated_object_is_read_again(proxied: tuple[RecordStore, FaultProxy
 # ---------------------------------------------------------------- the CLI, end to end
 
 
-@pytest.mark.parametrize("kind", ["s3", "azure"])
+@pytest.mark.parametrize("kind", ["s3", "azure", "gcs"])
 def test_ubunye_run_twice_then_list_and_compare_on_the_url(kind: str, servers: dict[str, Any], tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     sys.path.insert(0, str(ROOT / "tests"))
