@@ -388,27 +388,56 @@ def test_a_truncated_object_is_read_again(proxied: tuple[RecordStore, FaultProxy
 # ---------------------------------------------------------------- the CLI, end to end
 
 
-@pytest.mark.parametrize("kind", ["s3", "azure", "gcs"])
-def test_ubunye_run_twice_then_list_and_compare_on_the_url(kind: str, servers: dict[str, Any], tmp_path: Path,
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def _usecase(tmp_path: Path) -> None:
+    """The usecase of tests/test_engine_runner.py: a parquet input and the task ``clean``
+    (its output folder is per ``-dt``)."""
     sys.path.insert(0, str(ROOT / "tests"))
     from test_engine_runner import CLEAN_CODE, CLEAN_CONFIG, PEOPLE, make_task
     import pyarrow.parquet as pq
 
-    server = servers[kind]
-    for key, value in server.env.items():
-        monkeypatch.setenv(key, value)
     (tmp_path / "data").mkdir()
     pq.write_table(PEOPLE, tmp_path / "data" / "people.parquet")
     make_task(tmp_path, "clean", CLEAN_CONFIG, CLEAN_CODE)
+
+
+def _run_args(tmp_path: Path, url: str, day: int = 2) -> list[str]:
+    return ["run", "-d", str(tmp_path), "-u", "shop", "-p", "orders", "-t", "clean", "--backend", "pandas",
+            "-dt", f"2024-01-{day:02d}", "--lineage", "--lineage-dir", url]
+
+
+@pytest.mark.parametrize("kind", ["s3", "azure", "gcs"])
+def test_ubunye_run_twice_then_list_and_compare_on_the_url(kind: str, servers: dict[str, Any], tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    server = servers[kind]
+    for key, value in server.env.items():
+        monkeypatch.setenv(key, value)
+    _usecase(tmp_path)
     url = f"{server.url}/{uuid.uuid4().hex[:12]}"
-    args = ["run", "-d", str(tmp_path), "-u", "shop", "-p", "orders", "-t", "clean", "--backend", "pandas",
-            "-dt", "2024-01-02", "--lineage", "--lineage-dir", url]
     for _ in range(2):
-        ran = CliRunner().invoke(cli, args)
+        ran = CliRunner().invoke(cli, _run_args(tmp_path, url))
         assert ran.exit_code == 0 and f"record {url}/shop/orders/clean/" in ran.stdout, ran.output
         shutil.rmtree(tmp_path / "out", ignore_errors=True)
     listed = CliRunner().invoke(cli, ["lineage", "list", "-d", str(tmp_path), "--lineage-dir", url, "--json"])
     assert listed.exit_code == 0 and json.loads(listed.stdout)["count"] == 2, listed.output
     compared = CliRunner().invoke(cli, ["lineage", "compare", "-d", str(tmp_path), "--lineage-dir", url])
     assert compared.exit_code == 0, compared.output
+
+
+@pytest.mark.parametrize("kind", ["s3", "azure", "gcs"])
+def test_eight_concurrent_ubunye_runs_leave_eight_records(kind: str, servers: dict[str, Any], tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    server = servers[kind]
+    for key, value in server.env.items():
+        monkeypatch.setenv(key, value)
+    _usecase(tmp_path)
+    url = f"{server.url}/{uuid.uuid4().hex[:12]}"
+    env = {**os.environ, **server.env,
+           "PYTHONPATH": os.pathsep.join([str(ROOT / "python"), os.environ.get("PYTHONPATH", "")])}
+    procs = [subprocess.Popen([sys.executable, "-m", "ubunye", *_run_args(tmp_path, url, day)], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for day in range(1, 9)]
+    outputs = [p.communicate(timeout=300)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0] * 8, outputs
+    store = open_store(".", url)
+    runs = store.list_runs(*TASK)
+    assert len(runs) == 8 and {r.status for r in runs} == {"success"}, [(r.run_id, r.status) for r in runs]
+    assert sorted(r.variables.get("dt") for r in runs) == [f"2024-01-{d:02d}" for d in range(1, 9)]

@@ -44,7 +44,7 @@ def upload_request(path: str, headers: dict[str, str], body: bytes) -> tuple[str
     """The JSON multipart upload (path with query, headers, body) for an XML object PUT, or None
     (pass it through)."""
     parts = urllib.parse.urlsplit(path)
-    bucket, sep, name = parts.path.lstrip("/").partition("/")
+    bucket, sep, name = (urllib.parse.unquote(x) for x in parts.path.lstrip("/").partition("/"))
     lower = {k.lower(): v for k, v in headers.items()}
     if not sep or not name or parts.query or "x-goog-copy-source" in lower:
         return None
@@ -52,14 +52,14 @@ def upload_request(path: str, headers: dict[str, str], body: bytes) -> tuple[str
     if MATCH in lower:
         query["ifGenerationMatch"] = lower[MATCH]
     kind = lower.get("content-type", "application/octet-stream")
-    meta = {"name": urllib.parse.unquote(name), "contentType": kind,
+    meta = {"name": name, "contentType": kind,
             "metadata": {k[len("x-goog-meta-"):]: v for k, v in lower.items() if k.startswith("x-goog-meta-")}}
     boundary = f"adapter-{uuid.uuid4().hex}"
     related = b"".join([
         f"--{boundary}\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n".encode(),
         json.dumps(meta).encode(), f"\r\n--{boundary}\r\nContent-Type: {kind}\r\n\r\n".encode(),
         body, f"\r\n--{boundary}--\r\n".encode()])
-    return (f"/upload/storage/v1/b/{bucket}/o?{urllib.parse.urlencode(query)}",
+    return (f"/upload/storage/v1/b/{urllib.parse.quote(bucket, safe='')}/o?{urllib.parse.urlencode(query)}",
             {"Content-Type": f"multipart/related; boundary={boundary}"}, related)
 
 
