@@ -143,6 +143,29 @@ class ObjectBlobs:
         return sorted(files, key=lambda b: b.key), sorted(folders)
 
 
+    def list_after(self, prefix: str, after: str, *, stop: str = "") -> list[BlobInfo]:
+        """The objects under ``prefix`` (at any depth) whose keys sort after ``after``, in key
+        order; with ``stop``, only up to the first key starting with it. Pages (1,000 keys
+        a request) are asked for only while needed: the server starts at ``after`` (S3
+        ``start-after``, GCS ``start-after``, Azure ``marker``-free offset by obstore)."""
+        problem = ""
+        for _ in range(ATTEMPTS):
+            found: list[BlobInfo] = []
+            try:
+                for chunk in self._obs.list(self._store, prefix or None, offset=after, chunk_size=1000):
+                    for o in chunk:
+                        key = str(o["path"])
+                        if stop and key.startswith(stop):
+                            return found
+                        found.append(BlobInfo(key, int(o["size"]), o["last_modified"]))
+                return found
+            except self._obs.exceptions.BaseError as exc:
+                problem = _one_line(exc)
+                if not _transient(exc):
+                    break
+        raise BlobError(errno.EIO, problem, self.locate(prefix))
+
+
 def _transient(exc: BaseException) -> bool:
     """A conflict or an answer cut short: asking again is safe."""
     text = str(exc)
