@@ -38,7 +38,9 @@ from ubunye.lineage.errors import RecordWriteError, UnreadableRecord
 from ubunye.lineage.known import KnownHashes
 from ubunye.lineage.record import RunRecord, Step
 from ubunye.lineage.store import RecordStore, open_store
+from ubunye.lineage.store.index import RecordIndex
 from ubunye.lineage.store.posix import PosixBlobs
+from ubunye.lineage.store.runids import new_run_id
 
 from fault_proxy import FaultProxy
 
@@ -383,6 +385,53 @@ def test_a_truncated_object_is_read_again(proxied: tuple[RecordStore, FaultProxy
     with pytest.raises(UnreadableRecord, match="unreadable run record .*r-cut.json: .*body"):
         store.load(store.path_for(*TASK, "r-cut"))
     proxy.faults.clear()
+
+
+# ---------------------------------------------------------------- the index of an object store
+
+
+def test_the_index_of_an_object_store_lists_only_from_the_horizon(
+        servers: dict[str, Any], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """S3 on moto, through the proxy that logs each request: after one full listing, a refresh
+    asks for the task's keys from its horizon on (start-after), and finds the new and the
+    finished runs."""
+    server = servers["s3"]
+    proxy = FaultProxy(server.port)
+    for key, value in server.env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("AWS_ENDPOINT_URL", proxy.endpoint)
+    try:
+        store = open_store(".", f"{server.url}/{uuid.uuid4().hex[:12]}")
+        base = 1_790_000_000_000
+        ids = [new_run_id(base + i * 60_000) for i in range(40)]  # one a minute, in time order
+        for i, run_id in enumerate(ids):
+            store.write(_run(run_id, i % 24, status="running" if i == 35 else "success"))
+        index = RecordIndex(store, tmp_path / "index.sqlite3")
+        index.refresh(*TASK)
+        full = [path for method, path in proxy.requests if "list-type=2" in path]
+        assert full and not any("start-after" in path for path in full), full
+        proxy.requests.clear()
+        new = [new_run_id(base + (40 + i) * 60_000) for i in range(3)]
+        for run_id in new:
+            _write_run(store, run_id, 1)
+        store.write(_run(ids[35], 11))  # the running run ends
+        listed: list[int] = []
+        list_after = store.blobs.list_after  # type: ignore[attr-defined]
+        monkeypatch.setattr(store.blobs, "list_after", lambda *a, **k: listed.append(len(r := list_after(*a, **k)))
+                            or r)
+        index.refresh(*TASK)
+        ranged = [path for method, path in proxy.requests if "list-type=2" in path]
+        assert len(ranged) == 2 and all("start-after" in path for path in ranged), ranged
+        # horizon: the newest run's time less 10 minutes (runs 29..39), then the 3 new ones and their starts
+        assert listed == [11 + 3, 3 + 1], listed
+        rows = dict(index.db().execute("SELECT run_id, status FROM runs"))
+        assert len(rows) == 43 and rows[ids[35]] == "success" and all(rows[r] == "success" for r in new)
+        monkeypatch.setattr("ubunye.lineage.store.index.FULL_EVERY", 0.0)  # due: listed whole again
+        proxy.requests.clear()
+        index.refresh(*TASK)
+        assert not any("start-after" in path for method, path in proxy.requests), proxy.requests
+    finally:
+        proxy.close()
 
 
 # ---------------------------------------------------------------- the CLI, end to end
