@@ -7,6 +7,9 @@ Azure Blob on Azurite (``az://`` and ``abfss://``), Google Cloud Storage on fake
 (behind ``scripts/gcs_adapter.py``, which gives it the XML API's object PUT that obstore
 uses; fake-gcs-server decides each conditional create). The servers are started by
 ``scripts/servers.py`` for this module and stopped after it (each with a bounded life).
+Unity Catalog volumes off a cluster: the Databricks Files API (``dbfs:/Volumes/...`` with
+``DATABRICKS_HOST``), against ``files_api_server.py``, a local server of the documented
+endpoints (the real API is not reached).
 
 Per backend: write, load, latest, compare, verify, the CLI on the store URL, records
 written once, the reuse index, 8 writers x 20 rounds in threads and in processes (nothing
@@ -43,12 +46,13 @@ from ubunye.lineage.store.posix import PosixBlobs
 from ubunye.lineage.store.runids import new_run_id
 
 from fault_proxy import FaultProxy
+from files_api_server import FilesApiServer
 
 ROOT = Path(__file__).resolve().parent.parent
 TASK = ("shop", "orders", "clean")
 WRITERS, ROUNDS = 8, 20
 OBJECTS = ("s3", "azure", "abfss", "gcs")
-BACKENDS = ("posix", "volume", *OBJECTS)
+BACKENDS = ("posix", "volume", *OBJECTS, "files")
 
 
 def _servers_module() -> Any:
@@ -76,6 +80,16 @@ def servers() -> Iterator[dict[str, Any]]:
             SERVERS.stop(server)
 
 
+@pytest.fixture(scope="module")
+def files_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FilesApiServer]:
+    """The Databricks Files API as documented, served locally (the real API is not reached)."""
+    server = FilesApiServer(tmp_path_factory.mktemp("files-api"))
+    try:
+        yield server
+    finally:
+        server.close()
+
+
 class Backend:
     """One backend under test: its store location and the environment a client needs."""
 
@@ -95,6 +109,12 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.
     if name == "volume":
         _fuse_like(monkeypatch)
         return Backend(name, str(tmp_path / "Volumes" / "main" / "ops" / "lineage"), {}, volume=True)
+    if name == "files":
+        api = request.getfixturevalue("files_api")
+        env = {"DATABRICKS_HOST": api.host, "DATABRICKS_TOKEN": api.token}
+        for key, value in env.items():
+            monkeypatch.setenv(key, value)
+        return Backend(name, f"dbfs:/Volumes/main/ops/lineage/{unique}", env)
     server = request.getfixturevalue("servers")["azure" if name == "abfss" else name]
     for key, value in server.env.items():
         monkeypatch.setenv(key, value)
@@ -321,19 +341,24 @@ def _wait_for(condition: Callable[[], bool], seconds: float = 120.0) -> None:
 # ---------------------------------------------------------------- faults
 
 
-ENDPOINT_VARS = {"s3": "AWS_ENDPOINT_URL", "azure": "AZURITE_BLOB_STORAGE_URL", "gcs": "GOOGLE_BASE_URL"}
+ENDPOINT_VARS = {"s3": "AWS_ENDPOINT_URL", "azure": "AZURITE_BLOB_STORAGE_URL", "gcs": "GOOGLE_BASE_URL",
+                 "files": "DATABRICKS_HOST"}
 
 
-@pytest.fixture(params=["s3", "azure", "gcs"])
-def proxied(request: pytest.FixtureRequest, servers: dict[str, Any],
-            monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[RecordStore, FaultProxy]]:
-    server = servers[request.param]
-    proxy = FaultProxy(server.port)
-    for key, value in server.env.items():
+@pytest.fixture(params=["s3", "azure", "gcs", "files"])
+def proxied(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[RecordStore, FaultProxy]]:
+    if request.param == "files":
+        api = request.getfixturevalue("files_api")
+        port, url, env = api.port, "dbfs:/Volumes/main/ops/lineage", {"DATABRICKS_TOKEN": api.token}
+    else:
+        server = request.getfixturevalue("servers")[request.param]
+        port, url, env = server.port, server.url, server.env
+    proxy = FaultProxy(port)
+    for key, value in env.items():
         monkeypatch.setenv(key, value)
     monkeypatch.setenv(ENDPOINT_VARS[request.param], proxy.endpoint)
     try:
-        yield open_store(".", f"{server.url}/{uuid.uuid4().hex[:12]}"), proxy
+        yield open_store(".", f"{url}/{uuid.uuid4().hex[:12]}"), proxy
     finally:
         proxy.close()
 
