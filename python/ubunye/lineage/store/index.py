@@ -34,7 +34,8 @@ Checked, not trusted:
 - Below :data:`INDEX_FROM` runs the records answer. Above it, a record edited in place
   (same name, folder unchanged) is seen only when it is one the answer names or when the
   folder next changes: records are written once, so only damage or tampering does that.
-- A missing, unreadable or foreign database is deleted and rebuilt.
+- A missing, unreadable or foreign database is deleted and rebuilt; one of version 1 gains the
+  horizon columns and keeps its rows.
 """
 from __future__ import annotations
 
@@ -134,6 +135,10 @@ class RecordIndex:
                 if row is None:
                     db.execute("INSERT OR REPLACE INTO meta VALUES ('version', ?), ('store', ?)",
                                (str(SCHEMA_VERSION), str(self.store.root)))
+                elif row[0] == "1":  # version 1 lacks the horizon: add it (a million rows are not read again)
+                    db.executescript("BEGIN IMMEDIATE; ALTER TABLE tasks ADD COLUMN horizon TEXT; "
+                                     "ALTER TABLE tasks ADD COLUMN full_at REAL; "
+                                     "UPDATE meta SET value = '2' WHERE key = 'version'; COMMIT;")
                 elif row[0] != str(SCHEMA_VERSION):
                     raise sqlite3.DatabaseError(f"index version {row[0]}")
                 return db
