@@ -2,9 +2,9 @@
 
 Builds N records (default 1,000,000) in a temporary local store: ``--tasks`` tasks (default
 10), one run a second, every 50th an error, each with an input and an output whose data
-hash is unique to the run. Records are written as the store writes them (sealed JSON under
-``<task>/<run_id>.json``) but without the per-record fsync, so building is bounded by the
-disk. Then the index is built once (timed), and each query runs in a fresh process
+hash is unique to the run. Records are written in the store's layout (sealed JSON under ``<task>/<run_id>.json``, a
+template made once by ``RunRecord`` and filled per run) without the per-record fsync, so
+building is bounded by the disk. Then the index is built once (timed), and each query runs in a fresh process
 (``python -c``), timing the query itself (imports excluded, printed apart):
 
 - ``compare`` of the newest two runs of a task (latest 2 + compare_records)   target <= 100 ms
@@ -40,9 +40,17 @@ def _hash(i: int) -> str:
 
 
 def _build(args: tuple[str, int, int, int]) -> int:
-    from ubunye.lineage.record import RunRecord, Step
+    """Records ``start..stop``: one record made by :class:`RunRecord` is the template, each
+    record is that document with its own fields, sealed as the store seals it."""
+    from ubunye.lineage.record import SEAL_FIELD, RunRecord, Step, seal
 
     root, start, stop, tasks = args
+    template = json.loads(RunRecord(
+        run_id="x", task_path="bench/pkg/x", usecase="bench", package="pkg", task_name="x",
+        started_at=T0.isoformat(), ended_at=T0.isoformat(), duration_sec=1.0, status="success",
+        inputs=[Step("src", "input", "parquet", "/lake/src", 100, "sha256:schema", _hash(0), "rows-v1")],
+        outputs=[Step("out", "output", "parquet", "/lake/out", 100, "sha256:schema", _hash(0), "rows-v1")],
+    ).to_json())
     made = set()
     for i in range(start, stop):
         t = i % tasks
@@ -51,14 +59,16 @@ def _build(args: tuple[str, int, int, int]) -> int:
             folder.mkdir(parents=True, exist_ok=True)
             made.add(folder)
         begun = T0 + timedelta(seconds=i)
-        run_id = f"{i:08d}-0000-4000-8000-000000000000"
-        record = RunRecord(
-            run_id=run_id, task_path=f"bench/pkg/task{t:02d}", usecase="bench", package="pkg", task_name=f"task{t:02d}",
-            started_at=begun.isoformat(), ended_at=(begun + timedelta(seconds=1)).isoformat(), duration_sec=1.0,
-            status="error" if i % 50 == 0 else "success",
-            inputs=[Step("src", "input", "parquet", "/lake/src", 100, "sha256:schema", _hash(i), "rows-v1")],
-            outputs=[Step("out", "output", "parquet", "/lake/out", 100, "sha256:schema", _hash(i + 10**12), "rows-v1")])
-        (folder / f"{run_id}.json").write_text(record.to_json(), encoding="utf-8")
+        doc = dict(template)
+        doc.pop(SEAL_FIELD)
+        doc.update(run_id=f"{i:08d}-0000-4000-8000-000000000000", task_path=f"bench/pkg/task{t:02d}",
+                   task_name=f"task{t:02d}", started_at=begun.isoformat(),
+                   ended_at=(begun + timedelta(seconds=1)).isoformat(), status="error" if i % 50 == 0 else "success",
+                   inputs=[{**template["inputs"][0], "data_hash": _hash(i)}],
+                   outputs=[{**template["outputs"][0], "data_hash": _hash(i + 10**12)}])
+        doc[SEAL_FIELD] = seal(doc)
+        (folder / f"{doc['run_id']}.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n",
+                                                      encoding="utf-8")
     return stop - start
 
 
@@ -67,6 +77,7 @@ import json, sys, time
 began = time.perf_counter()
 sys.path.insert(0, {python!r})
 from ubunye.lineage.compare import compare_records
+import ubunye.lineage.localise  # (compare_records imports it lazily: an import, timed apart)
 from ubunye.lineage.search import list_task_runs, parse_since, runs_with_data_hash, search_runs
 from ubunye.lineage.store import RecordStore
 imported = time.perf_counter()

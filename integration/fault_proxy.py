@@ -7,7 +7,8 @@ fail one way:
 - ``"500-after"``: forward the request (it lands), then answer 500 (the answer is lost);
 - ``"truncated"``: forward, then send the full headers and half of the body, and close.
 
-Everything else is forwarded unchanged. ``proxy.seen`` counts the faults served.
+Everything else is forwarded unchanged. ``proxy.seen`` counts the faults served;
+``proxy.requests`` lists every request (method, path) in the order received.
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ class FaultProxy:
         self.upstream = upstream_port
         self.faults: list[tuple[str, str]] = []
         self.seen: Counter[str] = Counter()
+        self.requests: list[tuple[str, str]] = []
         self._lock = threading.Lock()
         proxy = self
 
@@ -69,6 +71,8 @@ class FaultProxy:
     def _handle(self, h: BaseHTTPRequestHandler) -> None:
         length = int(h.headers.get("Content-Length") or 0)
         body = h.rfile.read(length) if length else b""
+        with self._lock:
+            self.requests.append((h.command, h.path))
         fault = self._take(h.command)
         if fault in ("412", "409", "500"):
             _answer(h, int(fault), b"<Error><Code>Injected</Code></Error>")

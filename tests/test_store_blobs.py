@@ -37,7 +37,8 @@ def test_urls_are_never_folded_or_joined_to_the_usecase(tmp_path: Path) -> None:
     assert open_store(tmp_path, "s3://bucket/lineage").root == "s3://bucket/lineage"
 
 
-def test_one_scheme_table(tmp_path: Path) -> None:
+def test_one_scheme_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DATABRICKS_HOST", raising=False)
     assert isinstance(open_blobs(tmp_path), PosixBlobs) and not open_blobs(tmp_path).volume
     assert open_blobs(f"file://{tmp_path}").root == tmp_path
     assert open_blobs("/Volumes/main/ops/lineage").volume  # never links or renames there
@@ -47,6 +48,10 @@ def test_one_scheme_table(tmp_path: Path) -> None:
         open_blobs("dbfs:/tmp/x")
     with pytest.raises(ValueError, match="/Volumes/nope/x/y is not mounted here"):
         open_blobs("dbfs:/Volumes/nope/x/y")
+    monkeypatch.setenv("DATABRICKS_HOST", "https://adb-1.azuredatabricks.net")  # off a cluster: the Files API
+    files = open_blobs("dbfs:/Volumes/nope/x/y")
+    assert type(files).__name__ == "FilesApiBlobs" and files._url("files", "a b/c.json", {"overwrite": "false"}) \
+        == "https://adb-1.azuredatabricks.net/api/2.0/fs/files/Volumes/nope/x/y/a%20b/c.json?overwrite=false"
 
 
 def test_an_unreachable_store_url_is_one_error_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -143,6 +143,25 @@ def test_a_damaged_index_is_rebuilt(root: Path) -> None:
     assert answers(RecordStore(root, index=True)) == truth
 
 
+def test_a_version_1_index_gains_the_horizon_and_keeps_its_rows(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    truth = answers(RecordStore(root))
+    age(root)
+    RecordStore(root, index=True).index.summaries(TASKS)  # type: ignore[union-attr]
+    import sqlite3
+
+    db = sqlite3.connect(root / ".index" / "records.sqlite3", isolation_level=None)
+    db.executescript("ALTER TABLE tasks DROP COLUMN full_at; ALTER TABLE tasks DROP COLUMN horizon; "
+                     "UPDATE meta SET value = '1' WHERE key = 'version';")  # as version 1 made it
+    db.close()
+    read: list[str] = []
+    loaded = RecordStore._load_listed
+    monkeypatch.setattr(RecordStore, "_load_listed", lambda self, info, *a: read.append(info.key) or loaded(
+        self, info, *a))
+    store = RecordStore(root, index=True)
+    assert store.index.summaries(TASKS)[0] and read == []  # type: ignore[union-attr] # its rows, none read again
+    assert answers(store) == truth
+
+
 def test_a_reader_never_creates_the_store(tmp_path: Path) -> None:
     store = RecordStore(tmp_path / "nothing-here", index=True)
     assert list_task_runs(store, *TASKS[0]).runs == [] and not (tmp_path / "nothing-here").exists()

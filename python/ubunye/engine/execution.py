@@ -7,7 +7,6 @@ complete: the same identity, code hash, timings, expectations and hashes.
 from __future__ import annotations
 
 import time
-import uuid
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
@@ -21,6 +20,7 @@ from ubunye.engine.task import Task
 from ubunye.engine.taskcode import TaskCode
 from ubunye.engine.timings import Timings
 from ubunye.lineage.store.blobs import DEFAULT_STORE
+from ubunye.lineage.store.runids import new_run_id
 from ubunye.masking import Masker, active, masked_causes
 
 DEFAULT_LINEAGE_DIR = DEFAULT_STORE  # the one default (ubunye.lineage.store)
@@ -111,7 +111,7 @@ class TaskExecution:
         if lineage_dir in (None, DEFAULT_LINEAGE_DIR) and settings is not None and settings.base_dir:
             lineage_dir = settings.base_dir
         self.lineage_dir = lineage_dir or DEFAULT_LINEAGE_DIR
-        self.run_id = str(uuid.uuid4())
+        self.run_id = new_run_id()
         self.result = TaskResult(task_path=f"{self.usecase}/{self.package}/{self.task_name}", run_id=self.run_id,
                                  masker=self.masker)
         self.timings = Timings()

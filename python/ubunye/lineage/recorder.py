@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import logging
-import uuid
 import warnings
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -35,6 +34,7 @@ from ubunye.lineage.record import SEAL_FIELD, RunRecord, Step
 from ubunye.lineage.steps import FingerprintFn, StepHasher, build_steps
 from ubunye._names import validate_name
 from ubunye.lineage.store import DEFAULT_STORE, RecordStore, join, open_store
+from ubunye.lineage.store.runids import new_run_id  # (re-exported: the one maker of run ids)
 from ubunye.userfiles import UserFileError
 
 log = logging.getLogger("ubunye.lineage")
@@ -46,11 +46,6 @@ def now_iso(seconds_ago: float = 0.0) -> str:
     """The current instant (less ``seconds_ago``) in ISO-8601 UTC with the ``+00:00`` offset."""
     moment = datetime.now(timezone.utc) - timedelta(seconds=seconds_ago)
     return moment.isoformat(timespec="microseconds")
-
-
-def new_run_id() -> str:
-    """A fresh run id (UUID4)."""
-    return str(uuid.uuid4())
 
 
 class LineageRecorder:

@@ -11,7 +11,9 @@ URL forms (:func:`open_blobs`):
   (temp file, fsync, ``link`` into place; ``EEXIST`` = already there);
 - ``/Volumes/<catalog>/<schema>/<volume>/...`` and ``dbfs:/Volumes/...`` where that
   path is mounted (a Databricks cluster): PosixBlobs in volume mode (``O_CREAT|O_EXCL``,
-  no link, no rename: the FUSE mount supports neither reliably);
+  no link, no rename: the FUSE mount supports neither reliably); ``dbfs:/Volumes/...`` where it
+  is not mounted and ``DATABRICKS_HOST`` is set: the Files API
+  (:class:`~ubunye.lineage.store.filesapi.FilesApiBlobs`, ``overwrite=false``);
 - ``s3://bucket/prefix``, ``gs://bucket/prefix``, ``az://container/prefix``,
   ``abfss://container@account.dfs.core.windows.net/prefix``: an object store through
   obstore (the optional extra ``ubunye[stores]``), with a conditional create
@@ -110,7 +112,12 @@ def open_blobs(where: Union[str, Path]) -> Blobs:
         if not local.startswith(VOLUMES):
             raise ValueError(f"lineage store {text!r}: only dbfs:/Volumes/... is supported (Unity Catalog volumes)")
         if not Path(local).is_dir():
+            if os.environ.get("DATABRICKS_HOST"):  # off a cluster: the Files API
+                from ubunye.lineage.store.filesapi import FilesApiBlobs
+
+                return FilesApiBlobs(text, local)
             raise ValueError(f"lineage store {text!r}: {local} is not mounted here (run on a Databricks cluster, "
+                             "set DATABRICKS_HOST and DATABRICKS_TOKEN for the Files API, "
                              "or give the volume's cloud URL: s3://, abfss://, gs://)")
         from ubunye.lineage.store.posix import PosixBlobs
 

@@ -14,8 +14,18 @@ Checked, not trusted:
   ``_started`` folder (a new, removed or renamed record changes them). When the stamp
   differs, or is within :data:`CLOCK_SLACK` of now (a change in the same clock tick would
   not show), the task's folder is listed again and only new or changed objects (by size
-  and modification time) are read. An object store has no such stamp: its listing is read
-  every time, and still only new or changed objects are read.
+  and modification time) are read. An object store has no such stamp: it is listed only from
+  the task's horizon on (below), and still only new or changed objects are read.
+- On an object store, listing a task of a million records is a thousand requests, so after a
+  full listing the index keeps a horizon per task: the oldest key a new or finished run can
+  still have. Run ids are UUID7 (:mod:`.runids`: their text sorts by the millisecond they were
+  made), so the horizon is the id floor of the newest run's time less :data:`SKEW` (writers'
+  clocks), lowered to the id of any run still running (its final record comes later under its
+  start-time id) that started within :data:`RUNNING_FOR`. The next refresh lists the task's
+  final and ``_started`` keys from the horizon on (``start-after``): a few requests, whatever
+  the size. A full listing comes back after :data:`FULL_EVERY` and whenever there is no
+  horizon (no UUID7 run yet): it sees removed records and runs whose ids do not sort by time
+  (given by a caller, or UUID4 ids of earlier versions), which the ranged listing may not.
 - The records an answer names are loaded from the store and must say what the index says,
   else the caller falls back to reading every record (:class:`Stale`).
 - A damaged object is indexed as damaged with its modification time, so the rule that a
@@ -24,7 +34,8 @@ Checked, not trusted:
 - Below :data:`INDEX_FROM` runs the records answer. Above it, a record edited in place
   (same name, folder unchanged) is seen only when it is one the answer names or when the
   folder next changes: records are written once, so only damage or tampering does that.
-- A missing, unreadable or foreign database is deleted and rebuilt.
+- A missing, unreadable or foreign database is deleted and rebuilt; one of version 1 gains the
+  horizon columns and keeps its rows.
 """
 from __future__ import annotations
 
@@ -41,18 +52,25 @@ from typing import TYPE_CHECKING, Any, Optional
 from ubunye.lineage.errors import UnreadableRecord
 from ubunye.lineage.record import RunRecord
 from ubunye.lineage.store.blobs import BlobInfo
+from ubunye.lineage.store.runids import id_floor, millis_of
 
 if TYPE_CHECKING:
     from ubunye.lineage.store.records import RecordStore
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 INDEX_DIR = ".index"
+SUFFIX = ".json"
 # Below this many runs in the tasks asked about, the records themselves answer: reading them
 # is fast there, and it sees what no folder stamp shows (a record edited in place).
 INDEX_FROM = 1000
+# An object store's tasks: listed whole at least this often (seconds), and from their horizon in
+# between; the horizon's allowance for writers' clocks, and how long a running run holds it back.
+FULL_EVERY = 600.0
+SKEW = 600_000  # ms
+RUNNING_FOR = 7 * 24 * 3600 * 1000  # ms
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
-CREATE TABLE IF NOT EXISTS tasks (task TEXT PRIMARY KEY, stamp TEXT);
+CREATE TABLE IF NOT EXISTS tasks (task TEXT PRIMARY KEY, stamp TEXT, horizon TEXT, full_at REAL);
 CREATE TABLE IF NOT EXISTS runs (
     task TEXT NOT NULL, run_id TEXT NOT NULL, key TEXT NOT NULL, size INTEGER, modified REAL,
     started TEXT, has_start INTEGER, status TEXT, damaged TEXT, summary TEXT,
@@ -117,6 +135,10 @@ class RecordIndex:
                 if row is None:
                     db.execute("INSERT OR REPLACE INTO meta VALUES ('version', ?), ('store', ?)",
                                (str(SCHEMA_VERSION), str(self.store.root)))
+                elif row[0] == "1":  # version 1 lacks the horizon: add it (a million rows are not read again)
+                    db.executescript("BEGIN IMMEDIATE; ALTER TABLE tasks ADD COLUMN horizon TEXT; "
+                                     "ALTER TABLE tasks ADD COLUMN full_at REAL; "
+                                     "UPDATE meta SET value = '2' WHERE key = 'version'; COMMIT;")
                 elif row[0] != str(SCHEMA_VERSION):
                     raise sqlite3.DatabaseError(f"index version {row[0]}")
                 return db
@@ -152,19 +174,25 @@ class RecordIndex:
         answer, so reading them for the index too would only double the work."""
         key = self.store.task_key(usecase, package, task)
         stamp = self._stamp(key)
-        if stamp is not None and (self._db is not None or self.path.exists()):
-            known = self.db().execute("SELECT stamp FROM tasks WHERE task = ?", (key,)).fetchone()
-            if known is not None and known[0] == stamp:
-                return
-        listed = {info.name[: -len(".json")]: info for info in self.store.run_objects(usecase, package, task)}
-        if not small and len(listed) < INDEX_FROM:
-            raise Stale(key)  # (before the database is made: a small store gets none)
+        known = None
+        if self._db is not None or self.path.exists():
+            known = self.db().execute("SELECT stamp, horizon, full_at FROM tasks WHERE task = ?", (key,)).fetchone()
+        if stamp is not None and known is not None and known[0] == stamp:
+            return
+        ranged = self._ranged(key, known)
+        if ranged is None:
+            listed = {i.name[: -len(SUFFIX)]: i for i in self.store.run_objects(usecase, package, task)}
+            if not small and len(listed) < INDEX_FROM:
+                raise Stale(key)  # (before the database is made: a small store gets none)
+        else:
+            listed = ranged
         db = self.db()
         rows = {r[0]: (r[1], r[2], r[3]) for r in db.execute(
             "SELECT run_id, key, size, modified FROM runs WHERE task = ?", (key,))}
         changed = [i for r, i in listed.items() if rows.get(r) != (i.key, i.size, _modified(i))]
-        gone = [r for r in rows if r not in listed]
+        gone = [r for r in rows if r not in listed] if ranged is None else []
         loaded = self.store._load_many(changed, usecase, package, task)
+        full_at = time.time() if ranged is None else known[2]  # type: ignore[index]
         db.execute("BEGIN IMMEDIATE")
         try:
             for run_id in gone:
@@ -172,11 +200,32 @@ class RecordIndex:
                 db.execute("DELETE FROM hashes WHERE task = ? AND run_id = ?", (key, run_id))
             for info, got in zip(changed, loaded):
                 self._put(db, key, info, got)
-            db.execute("INSERT OR REPLACE INTO tasks VALUES (?, ?)", (key, stamp))
+            horizon = _horizon(db, key) if hasattr(self.store.blobs, "list_after") else None
+            db.execute("INSERT OR REPLACE INTO tasks VALUES (?, ?, ?, ?)", (key, stamp, horizon, full_at))
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
+
+    def _ranged(self, key: str, known: Optional[tuple[Any, ...]]) -> Optional[dict[str, BlobInfo]]:
+        """A task's record objects from its horizon on (run id -> the final object, else the start
+        one), or None when the task must be listed whole."""
+        lister = getattr(self.store.blobs, "list_after", None)
+        if lister is None or known is None or not known[1] or time.time() - (known[2] or 0) >= FULL_EVERY:
+            return None
+        from ubunye.lineage.store.records import STARTED, _is_record
+
+        horizon = known[1]
+        try:
+            finals = lister(key, f"{key}/{horizon}", stop=f"{key}/{STARTED}/")
+            started = lister(f"{key}/{STARTED}", f"{key}/{STARTED}/{horizon}")
+        except OSError as exc:
+            raise UnreadableRecord(self.store.blobs.locate(key), str(exc)) from exc
+        out: dict[str, BlobInfo] = {}
+        for info in started + finals:  # a final object replaces its run's start object
+            if _is_record(info) and info.key.count("/") in (3, 4):
+                out[info.name[: -len(SUFFIX)]] = info
+        return out
 
     @staticmethod
     def _put(db: sqlite3.Connection, key: str, info: BlobInfo, got: Any) -> None:
@@ -274,6 +323,27 @@ class RecordIndex:
         """(task key, run id) of every indexed run with a step of this data hash (refresh first)."""
         return self.db().execute("SELECT DISTINCT task, run_id FROM hashes WHERE data_hash = ?",
                                  (data_hash,)).fetchall()
+
+
+def _horizon(db: sqlite3.Connection, key: str) -> Optional[str]:
+    """The oldest key text a new or finishing run of this task can have (see the module's
+    docstring); None when its runs are not placed by UUID7 ids."""
+    from ubunye.lineage.store.records import STARTED
+
+    newest = None
+    for (run_id,) in db.execute("SELECT run_id FROM runs WHERE task = ? AND substr(run_id, 15, 1) = '7' AND "
+                                "length(run_id) = 36 ORDER BY run_id DESC LIMIT 20", (key,)):
+        newest = millis_of(run_id)  # (the newest UUID7: other ids may sort above them)
+        if newest is not None:
+            break
+    if newest is None:
+        return None
+    floor = id_floor(newest - SKEW)
+    for (run_id,) in db.execute("SELECT run_id FROM runs WHERE task = ? AND run_id >= ? AND key LIKE ? "
+                                "ORDER BY run_id LIMIT 1", (key, id_floor(newest - RUNNING_FOR),
+                                                            f"%/{STARTED}/%")):
+        floor = min(floor, run_id)
+    return floor
 
 
 def _at_least(db: sqlite3.Connection, where: str, args: tuple[Any, ...], count: int) -> bool:

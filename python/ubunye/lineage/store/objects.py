@@ -6,7 +6,8 @@ conditional PUT enforced by the server (S3 ``If-None-Match: *``, GCS
 ``ifGenerationMatch=0``, Azure ``If-None-Match: *``), and a PUT is atomic: no partial
 object is ever visible. Credentials and endpoints come from each cloud's standard
 environment (``AWS_ENDPOINT_URL``, ``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY``,
-``AWS_REGION``, ``AWS_ALLOW_HTTP``; ``GOOGLE_APPLICATION_CREDENTIALS``, ``GOOGLE_BASE_URL``, ``GOOGLE_SKIP_SIGNATURE``...;
+``AWS_REGION``, ``AWS_ALLOW_HTTP``; ``GOOGLE_APPLICATION_CREDENTIALS``, ``GOOGLE_SERVICE_ACCOUNT``, ``GOOGLE_BASE_URL``,
+``GOOGLE_BEARER_TOKEN``...;
 ``AZURE_STORAGE_ACCOUNT_NAME``, ``AZURE_STORAGE_ACCOUNT_KEY``, ``AZURE_STORAGE_USE_EMULATOR``...).
 
 Failures: server errors (5xx), dropped connections and timeouts are retried by obstore
@@ -43,14 +44,6 @@ def _obstore() -> Any:
     return obstore
 
 
-def _config(url: str) -> dict[str, Any]:
-    """Settings from the standard environment that obstore's URL constructor leaves unread."""
-    scheme = url.partition(":")[0].lower()
-    if scheme == "gs" and os.environ.get("GOOGLE_SKIP_SIGNATURE", "").lower() == "true":
-        return {"skip_signature": True}  # an emulator (fake-gcs-server): no token requests
-    return {}
-
-
 def _client_options() -> dict[str, Any]:
     """Timeouts, and plain HTTP when the environment allows it (a local test server): passing
     client options replaces the ones obstore would read from the environment."""
@@ -72,8 +65,7 @@ class ObjectBlobs:
         self.root = url.rstrip("/")
         obs = _obstore()
         try:
-            self._store = obs.store.from_url(self.root, retry_config=_RETRY, client_options=_client_options(),
-                                             **_config(self.root))
+            self._store = obs.store.from_url(self.root, retry_config=_RETRY, client_options=_client_options())
         except Exception as exc:  # noqa: BLE001 - obstore raises its own types for a bad URL or config
             raise BlobError(errno.EINVAL, f"cannot open the object store: {_one_line(exc)}", self.root) from None
         self._obs = obs
@@ -149,6 +141,31 @@ class ObjectBlobs:
         files = [BlobInfo(str(o["path"]), int(o["size"]), o["last_modified"]) for o in listed["objects"]]
         folders = [str(p).rstrip("/").rsplit("/", 1)[-1] for p in listed["common_prefixes"]]
         return sorted(files, key=lambda b: b.key), sorted(folders)
+
+
+    def list_after(self, prefix: str, after: str, *, stop: str = "") -> list[BlobInfo]:
+        """The objects under ``prefix`` (at any depth) whose keys sort after ``after``, in key
+        order; with ``stop``, only up to the first key starting with it. Pages (1,000 keys
+        a request) are asked for only while needed. S3 and GCS start at ``after`` (``start-after``);
+        obstore lists Azure whole and drops the keys before it (Azure's ``marker`` is opaque)."""
+        problem = ""
+        for _ in range(ATTEMPTS):
+            found: list[BlobInfo] = []
+            try:
+                for chunk in self._obs.list(self._store, prefix or None, offset=after, chunk_size=1000):
+                    for o in chunk:
+                        key = str(o["path"])
+                        if stop and key.startswith(stop):
+                            return found
+                        if key <= after:  # a server that ignores start-after (fake-gcs-server)
+                            continue
+                        found.append(BlobInfo(key, int(o["size"]), o["last_modified"]))
+                return found
+            except self._obs.exceptions.BaseError as exc:
+                problem = _one_line(exc)
+                if not _transient(exc):
+                    break
+        raise BlobError(errno.EIO, problem, self.locate(prefix))
 
 
 def _transient(exc: BaseException) -> bool:
