@@ -43,7 +43,7 @@ from ubunye.lineage.record import RunRecord, Step
 from ubunye.lineage.store import RecordStore, open_store
 from ubunye.lineage.store.index import RecordIndex
 from ubunye.lineage.store.posix import PosixBlobs
-from ubunye.lineage.store.runids import new_run_id
+from ubunye.lineage.store.runids import uuid7
 
 from fault_proxy import FaultProxy
 from files_api_server import FilesApiServer
@@ -428,7 +428,7 @@ def test_the_index_of_an_object_store_lists_only_from_the_horizon(
     try:
         store = open_store(".", f"{server.url}/{uuid.uuid4().hex[:12]}")
         base = 1_790_000_000_000
-        ids = [new_run_id(base + i * 60_000) for i in range(40)]  # one a minute, in time order
+        ids = [uuid7(base + i * 60_000) for i in range(40)]  # one a minute, in time order
         for i, run_id in enumerate(ids):
             store.write(_run(run_id, i % 24, status="running" if i == 35 else "success"))
         index = RecordIndex(store, tmp_path / "index.sqlite3")
@@ -436,7 +436,7 @@ def test_the_index_of_an_object_store_lists_only_from_the_horizon(
         full = [path for method, path in proxy.requests if "list-type=2" in path]
         assert full and not any("start-after" in path for path in full), full
         proxy.requests.clear()
-        new = [new_run_id(base + (40 + i) * 60_000) for i in range(3)]
+        new = [uuid7(base + (40 + i) * 60_000) for i in range(3)]
         for run_id in new:
             _write_run(store, run_id, 1)
         store.write(_run(ids[35], 11))  # the running run ends

@@ -175,3 +175,18 @@ def test_cli_search_by_data_hash(root: Path) -> None:
     listed = CliRunner().invoke(cli, ["lineage", "list", "-d", str(root), "--lineage-dir", str(root),
                                       "-u", "shop", "-p", "orders", "-t", "clean", "-n", "2", "--json"])
     assert [r["run_id"] for r in json.loads(listed.stdout)["runs"]] == ["run-4", "run-2"]
+
+
+def test_a_task_is_placed_by_time_only_when_every_run_id_is_a_uuid7() -> None:
+    import sqlite3
+
+    from ubunye.lineage.store.runids import uuid7
+
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE TABLE runs (task TEXT, run_id TEXT, key TEXT)")
+    ids = [uuid7(1_790_000_000_000 + i * 60_000) for i in range(3)]
+    db.executemany("INSERT INTO runs VALUES ('t', ?, ?)", [(i, f"t/{i}.json") for i in ids])
+    horizon = index_module._horizon(db, "t")
+    assert horizon is not None and horizon < ids[-1]
+    db.execute("INSERT INTO runs VALUES ('t', '0f0e1c2d-3b4a-4c5d-8e6f-708192a3b4c5', 't/x.json')")  # a UUID4
+    assert index_module._horizon(db, "t") is None  # its next runs may sort anywhere: list it whole

@@ -327,9 +327,12 @@ class RecordIndex:
 
 def _horizon(db: sqlite3.Connection, key: str) -> Optional[str]:
     """The oldest key text a new or finishing run of this task can have (see the module's
-    docstring); None when its runs are not placed by UUID7 ids."""
+    docstring); None unless every run of the task has a UUID7 id."""
     from ubunye.lineage.store.records import STARTED
 
+    if db.execute("SELECT 1 FROM runs WHERE task = ? AND NOT (length(run_id) = 36 AND substr(run_id, 15, 1) = '7') "
+                  "LIMIT 1", (key,)).fetchone():
+        return None  # a run id that is not placed by time: every refresh lists the task whole
     newest = None
     for (run_id,) in db.execute("SELECT run_id FROM runs WHERE task = ? AND substr(run_id, 15, 1) = '7' AND "
                                 "length(run_id) = 36 ORDER BY run_id DESC LIMIT 20", (key,)):

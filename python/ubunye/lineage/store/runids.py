@@ -1,10 +1,11 @@
-"""Run ids that sort by time: UUID version 7 (RFC 9562).
+"""Run ids: UUID version 4, as the run record spec (version 2) says (``new_run_id``).
 
-The first 48 bits are the Unix time in milliseconds, then the version, 12 random bits, the
-variant and 62 random bits. Their text (lower-case hex with dashes) sorts by the millisecond
-the id was made, so an object store can list a task's newer records from a key on
-(:mod:`ubunye.lineage.store.index`). Ids of other forms (given by a caller, or UUID4 ids of
-earlier versions) stay valid; they are just not placed by time.
+Ids that sort by time, UUID version 7 (RFC 9562: 48 bits of Unix milliseconds, the version,
+12 random bits, the variant, 62 random bits), are understood where a caller gives them
+(``ubunye.lineage.run(run_id=...)``): for a task whose runs have such ids, an object store's
+index lists only the keys from the newest run's time on (:mod:`ubunye.lineage.store.index`).
+The engine does not make them: the record spec names UUID4, and records must stay loadable by
+readers that check it. Ids of any other form stay valid; they are just not placed by time.
 """
 from __future__ import annotations
 
@@ -17,8 +18,13 @@ from typing import Optional
 _V7 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 
 
-def new_run_id(millis: Optional[int] = None) -> str:
-    """A fresh run id (UUID7) made now, or at ``millis`` (Unix milliseconds)."""
+def new_run_id() -> str:
+    """A fresh run id: a UUID4 string (the run record spec's form)."""
+    return str(uuid.uuid4())
+
+
+def uuid7(millis: Optional[int] = None) -> str:
+    """A UUID7 made now, or at ``millis`` (Unix milliseconds): its text sorts by that time."""
     ms = time.time_ns() // 1_000_000 if millis is None else millis
     rand = int.from_bytes(os.urandom(10), "big")
     value = (ms & (2**48 - 1)) << 80 | 0x7 << 76 | (rand >> 62 & 0xFFF) << 64 | 0b10 << 62 | rand & (2**62 - 1)
