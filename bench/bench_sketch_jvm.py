@@ -42,7 +42,9 @@ def main() -> None:
 
     spark = session()
     cpu = jvm_cpu_seconds(spark)
-    node = getattr(spark.sparkContext._jvm.java.lang.Class.forName(NODE).getField("MODULE$"), "get")(None)  # noqa: SLF001
+    from ubunye.spark import _compat
+
+    node = getattr(_compat.jvm_class(spark, NODE), "MODULE$")
     try:
         df = eight_columns(spark, args.rows).cache()
         df.count()

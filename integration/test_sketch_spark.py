@@ -57,16 +57,28 @@ def test_a_planned_write_takes_the_fixture_cells_in_the_same_pass(spark: Any, ca
     assert fp.sketch is not None and (fp.sketch.data == expected(case)).all()
 
 
-def test_a_written_output_and_a_checked_input_carry_the_fallbacks_sketch(spark: Any, tmp_path: Path) -> None:
+def _table(spark: Any) -> Any:
+    return spark.range(0, 5000, 1, 3).selectExpr("id", "cast(id % 7 AS string) AS s", "id * 0.5 AS x")
+
+
+def test_a_same_pass_write_carries_the_fallbacks_sketch(spark: Any, tmp_path: Path) -> None:
     from ubunye.engine.backends.spark_backend import SAME_PASS, SparkBackend
     from ubunye.engine.config import IOSpec
+
+    df = _table(spark)
+    done = SparkBackend(spark).write(df, IOSpec("out", "output", "parquet", path=str(tmp_path / "out")),
+                                     hash_output=True)
+    assert done.hash_pass == SAME_PASS
+    assert done.fingerprint.sketch is not None
+    assert done.fingerprint.sketch == fingerprint_spark(df, engine="spark-sql").sketch
+
+
+def test_an_input_checked_and_hashed_in_one_scan_carries_the_fallbacks_sketch(spark: Any) -> None:
+    from ubunye.engine.backends.spark_backend import SparkBackend
     from ubunye.engine.expectations import parse_rules
 
-    df = spark.range(0, 5000, 1, 3).selectExpr("id", "cast(id % 7 AS string) AS s", "id * 0.5 AS x")
-    reference = fingerprint_spark(df, engine="spark-sql").sketch
-    backend = SparkBackend(spark)
-    done = backend.write(df, IOSpec("out", "output", "parquet", path=str(tmp_path / "out")), hash_output=True)
-    assert done.hash_pass == SAME_PASS
-    assert done.fingerprint.sketch == reference
-    _, fp = backend.check_and_fingerprint(df, parse_rules([{"kind": "not_null", "column": "id"}], Path("config.yaml"), "x"), hash_frame=True)
-    assert fp.sketch == reference
+    df = _table(spark)
+    rules = parse_rules([{"kind": "not_null", "column": "id"}], Path("config.yaml"), "x")
+    _, fp = SparkBackend(spark).check_and_fingerprint(df, rules, hash_frame=True)
+    assert fp.engine == "spark-native" and fp.sketch is not None
+    assert fp.sketch == fingerprint_spark(df, engine="spark-sql").sketch
