@@ -26,28 +26,33 @@ class SketchSuite extends AnyFunSuite with SparkSessionManager {
     b.result()
   }
 
-  private val vectors: JsonNode = new ObjectMapper().readTree(new File("tests/fixtures/sketch/vectors.json"))
+  private val mapper = new ObjectMapper()
+  private val vectors: JsonNode = mapper.readTree(new File("tests/fixtures/sketch/vectors.json"))
+
+  /** An object's members in order (not `JsonNode.fields`, deprecated in newer Jacksons). */
+  private def members(n: JsonNode): Seq[(String, JsonNode)] =
+    seq(mapper.convertValue(n, classOf[java.util.LinkedHashMap[String, AnyRef]]).keySet().iterator()).map(k => k -> n.get(k))
 
   /** The cases of the default size (the only size the plugin computes). */
-  private def cases: Seq[JsonNode] = seq(vectors.get("cases").elements()).toSeq
+  private def cases: Seq[JsonNode] = seq(vectors.get("cases").elements())
     .filter(c => c.get("cells").asInt() == SketchCells.Cells && c.get("k").asInt() == SketchCells.K)
 
   /** A case's expected cells as the record form's bytes. */
   private def expected(c: JsonNode): Array[Byte] = {
     val cells = SketchCells.empty()
-    seq(c.get("expected_cells").fields()).foreach { e =>
-      val values = seq(e.getValue.elements()).map(v => java.lang.Long.parseUnsignedLong(v.asText())).toSeq
-      values.zipWithIndex.foreach { case (v, i) => cells(4 * e.getKey.toInt + i) = v }
+    members(c.get("expected_cells")).foreach { case (key, value) =>
+      val values = seq(value.elements()).map(v => java.lang.Long.parseUnsignedLong(v.asText()))
+      values.zipWithIndex.foreach { case (v, i) => cells(4 * key.toInt + i) = v }
     }
     SketchCells.toBytes(cells)
   }
 
   /** A case's rows as a frame of `partitions` partitions. */
   private def frame(c: JsonNode, partitions: Int): DataFrame = {
-    val fields = seq(c.get("schema").fields()).toSeq.map { e =>
-      StructField(e.getKey, if (e.getValue.asText() == "int64") LongType else StringType)
+    val fields = members(c.get("schema")).map { case (name, kind) =>
+      StructField(name, if (kind.asText() == "int64") LongType else StringType)
     }
-    val rows = seq(c.get("rows").elements()).toSeq.map { r =>
+    val rows = seq(c.get("rows").elements()).map { r =>
       Row.fromSeq(fields.map { f =>
         val v = r.get(f.name)
         if (v == null || v.isNull) null else if (f.dataType == LongType) v.asLong() else v.asText()
@@ -98,7 +103,7 @@ class SketchSuite extends AnyFunSuite with SparkSessionManager {
     }
     // per group, then added: the whole table's cells (merge is addition)
     val groups = df.selectExpr("id % 4 AS g", "*").groupBy("g")
-      .agg(functions.ubunye_rows_v1_sketch(df.columns.map(c => df.col(s"`$c`")): _*).as("s"))
+      .agg(functions.ubunye_rows_v1_sketch(df.columns.toSeq.map(c => df.col(s"`$c`")): _*).as("s"))
       .collect().map(_.getStruct(1).getAs[Array[Byte]]("cells"))
     val added = SketchCells.empty()
     groups.foreach { g =>
