@@ -29,7 +29,8 @@ Importing this package registers the ``spark`` frame kind with the hashing layer
 :func:`fingerprint_spark` without ``ubunye.hashing`` importing this package.
 
 SQL (with the plugin): ``ubunye_rows_v1(cols...)`` (data hash),
-``ubunye_rows_v1_sums(cols...)`` (rows and lane sums), ``ubunye_row_line(cols...)``
+``ubunye_rows_v1_sums(cols...)`` (rows and lane sums), ``ubunye_rows_v1_sketch(cols...)``
+(the sums and the localisation sketch's cells), ``ubunye_row_line(cols...)``
 (one row's canonical line, for debugging).
 """
 from __future__ import annotations

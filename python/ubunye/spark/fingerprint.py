@@ -15,7 +15,7 @@ import re
 import warnings
 from typing import Any, Optional, Sequence
 
-from ubunye.hashing.digest import LaneSums, Totals, data_hash, schema_hash
+from ubunye.hashing.digest import LaneSums, Totals, schema_hash
 from ubunye.hashing.errors import RowsV1Error, one_line_error
 from ubunye.hashing.fingerprint import METHOD, Fingerprint, from_totals
 from ubunye.spark import _compat
@@ -95,16 +95,17 @@ def fingerprint_from_sums(schema: Any, sums: Any, *, engine: str = NATIVE) -> Fi
     """A :class:`Fingerprint` from a schema and the native aggregate's result.
 
     ``sums`` is the struct value of :func:`ubunye.spark.rows_v1_sums_column`
-    (for example from ``df.observe``) or a :class:`LaneSums`.
+    (for example from ``df.observe``) or of :func:`ubunye.spark.native.rows_v1_sketch_column`
+    (then the fingerprint carries the sketch), a :class:`LaneSums` or a :class:`Totals`.
     """
     from ubunye.spark.kinds import spark_kinds
-    from ubunye.spark.native import sums_from_struct
+    from ubunye.spark.native import totals_from_struct
 
     kinds = spark_kinds(schema)
-    lanes = sums if isinstance(sums, LaneSums) else sums_from_struct(sums)
-    return Fingerprint(
-        schema_hash(kinds), data_hash(kinds, lanes), lanes.rows, METHOD, engine, None, (lanes.a, lanes.b)
-    )
+    if isinstance(sums, LaneSums):
+        sums = Totals(sums)
+    totals = sums if isinstance(sums, Totals) else totals_from_struct(sums)
+    return from_totals(schema_hash(kinds), kinds, totals, engine)
 
 
 def fingerprint_spark(df: Any, *, engine: Optional[str] = None,
@@ -124,7 +125,7 @@ def fingerprint_spark(df: Any, *, engine: Optional[str] = None,
     """
     from ubunye.spark.fallback import fallback_keyed
     from ubunye.spark.kinds import spark_kinds
-    from ubunye.spark.native import native_sums
+    from ubunye.spark.native import native_totals
 
     chosen, why = engine_choice(_compat.session_of(df), engine)
     try:
@@ -135,10 +136,9 @@ def fingerprint_spark(df: Any, *, engine: Optional[str] = None,
         return Fingerprint(None, None, None, METHOD, chosen, spark_error(exc), reason=why)
     shash = schema_hash(kinds)
     try:
-        # the native aggregate has no sketch yet (docs/spec/rows-v1-localise.md section 8)
         parts = None
         if chosen == NATIVE:
-            totals = Totals(native_sums(df))
+            totals = native_totals(df)
         else:
             totals, parts = fallback_keyed(df, list(partition_by) if partition_by else None)
     except Exception as exc:  # a value with no canonical text, or rows that cannot be read

@@ -1,8 +1,10 @@
-"""The native engine: the plugin's ``ubunye_rows_v1_sums`` aggregate.
+"""The native engine: the plugin's ``ubunye_rows_v1_sketch`` aggregate.
 
 The canonical line of each row is built and hashed on the executors inside one
 aggregation; the driver receives three numbers (row count and the two lane
-sums, as ``decimal(20,0)``). The functions exist in a session when it started
+sums, as ``decimal(20,0)``) and, from the same lanes, the localisation sketch's
+cells (``docs/spec/rows-v1-localise.md``; ``ubunye_rows_v1_sums`` gives the three
+numbers alone, the only answer of a jar older than the sketch). The functions exist in a session when it started
 with the plugin's ``spark.sql.extensions`` (classic sessions and Spark Connect
 servers alike), after :func:`ubunye.spark.install` (classic only), or, on a classic
 session whose driver has the jar for its line (``spark.jars`` alone), on first use:
@@ -13,16 +15,18 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ubunye.hashing.digest import MASK64, LaneSums
+from ubunye.hashing.digest import MASK64, LaneSums, Totals
 from ubunye.spark import _compat
 from ubunye.spark.jar import SUMS_FUNCTION
 
 HASH_FUNCTION = "ubunye_rows_v1"
 LINE_FUNCTION = "ubunye_row_line"
+SKETCH_FUNCTION = "ubunye_rows_v1_sketch"
 _HAS_FUNCTIONS = "native.has_functions"  # session memo: True once the functions were found
 _COLUMN = "native.column:"  # session memo: the Column of a function over all columns
 _AUTO_INSTALL = "native.auto_install"  # session memo: a loaded jar's install was tried
 _JAR_PROBLEM = "native.jar_problem"  # session memo: why the loaded jar cannot serve ("": it can)
+_HAS_SKETCH = "native.has_sketch"  # session memo: the jar has the sketch aggregate
 
 
 def native_available(spark: Any) -> bool:
@@ -147,10 +151,53 @@ def row_line_column(df: Any) -> Any:
     return _all_columns_call(df, LINE_FUNCTION)
 
 
+def rows_v1_sketch_column(df: Any) -> Any:
+    """A Column of the native ``ubunye_rows_v1_sketch`` aggregate: the struct of
+    :func:`rows_v1_sums_column` with the sketch's ``cells`` (binary, the record form's bytes)."""
+    return _all_columns_call(df, SKETCH_FUNCTION)
+
+
+def sketch_available(spark: Any) -> bool:
+    """True when the session's native functions include the sketch aggregate (a jar older
+    than it has only the sums). Asked once per session."""
+    memo = _compat.session_memo(spark)
+    if _HAS_SKETCH not in memo:
+        try:
+            memo[_HAS_SKETCH] = bool(spark.catalog.functionExists(SKETCH_FUNCTION))
+        except Exception:  # noqa: BLE001 - a catalog that cannot say: the sums alone
+            memo[_HAS_SKETCH] = False
+    return bool(memo[_HAS_SKETCH])
+
+
+def cells_from_bytes(raw: Any) -> Any:
+    """The sketch cells (``cells x 4`` uint64) of the record form's bytes."""
+    import numpy as np
+
+    from ubunye.hashing.lanes_worker import SKETCH_CELLS
+
+    return np.frombuffer(bytes(raw), dtype="<u8").astype(np.uint64).reshape(SKETCH_CELLS, 4)
+
+
+def totals_from_struct(value: Any) -> Totals:
+    """:class:`Totals` from the sums or sketch aggregate's struct value (cells None for the sums')."""
+    get = value.asDict() if hasattr(value, "asDict") else dict(value)
+    raw = get.get("cells")
+    return Totals(sums_from_struct(get), None if raw is None else cells_from_bytes(raw))
+
+
 def sums_from_struct(value: Any) -> LaneSums:
     """:class:`LaneSums` from the aggregate's struct value (a Row or a dict)."""
     get = value.asDict() if hasattr(value, "asDict") else dict(value)
     return LaneSums(int(get["rows"]), int(get["sum_a"]) & MASK64, int(get["sum_b"]) & MASK64)
+
+
+def native_totals(df: Any) -> Totals:
+    """Row count, lane sums and sketch cells of ``df`` in one native pass (the sums alone,
+    cells None, when the session's jar has no sketch aggregate)."""
+    if not sketch_available(_compat.session_of(df)):
+        return Totals(native_sums(df))
+    row = df.agg(rows_v1_sketch_column(df).alias("s")).collect()[0]
+    return totals_from_struct(row["s"])
 
 
 def native_sums(df: Any) -> LaneSums:

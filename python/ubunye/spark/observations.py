@@ -1,5 +1,6 @@
-"""Frames observed by the plugin's planner node (classic sessions): the rows-v1 sums
-taken inside the generated code of the stage that writes (or reads) the frame.
+"""Frames observed by the plugin's planner node (classic sessions): the rows-v1 sums,
+and the localisation sketch's cells of the same lanes, taken inside the generated code
+of the stage that writes (or reads) the frame.
 
 :func:`attach` puts ``io.ubunye.spark.observe.RowsV1Observations`` over a frame;
 after an action ran it, :func:`read` gives the sums. Unlike ``DataFrame.observe``,
@@ -8,21 +9,24 @@ before the job ends), and a partition computed twice counts once.
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Optional
 
 from ubunye.spark import _compat
 
 _OBSERVATIONS = "observations.jvm"  # session memo key: the JVM RowsV1Observations object
 _CLASS = "io.ubunye.spark.observe.RowsV1Observations$"
+_SKETCHES = "observations.sketches"  # session memo: the driver's node takes sketches (a newer jar)
 
 
 class ObservedSums(NamedTuple):
-    """What an observation saw: rows, the two lane sums modulo 2^64, partitions reported."""
+    """What an observation saw: rows, the two lane sums modulo 2^64, partitions reported,
+    and the sketch cells (``cells x 4`` uint64; None from a jar older than the sketch)."""
 
     rows: int
     a: int
     b: int
     partitions: int
+    cells: Optional[Any] = None
 
 
 def _observations(spark: Any) -> Any:
@@ -42,18 +46,44 @@ def available(spark: Any) -> bool:
     return True
 
 
+def takes_sketches(spark: Any) -> bool:
+    """True when the driver's planner node also takes the sketch's cells (asked once per session)."""
+    def ask() -> bool:
+        try:
+            return any(m.getName() == "resultWithCells"
+                       for m in _observations(spark).getClass().getMethods())
+        except Exception:  # noqa: BLE001 - a node that cannot say: the sums alone
+            return False
+
+    return bool(_compat.remembered(_compat.session_memo(spark), _SKETCHES, ask))
+
+
 def attach(frame: Any, name: str) -> Any:
-    """``frame`` with its sums observed under ``name`` (new, unused). Raises (py4j) when a
-    column has no rows-v1 text; the message names the column."""
-    node = _observations(_compat.session_of(frame))
+    """``frame`` with its sums (and, when the jar can, the sketch's cells) observed under
+    ``name`` (new, unused). Raises (py4j) when a column has no rows-v1 text; the message
+    names the column."""
+    spark = _compat.session_of(frame)
+    node = _observations(spark)
+    if takes_sketches(spark):
+        return _compat.map_jdf(frame, lambda jdf: node.attach(jdf, name, True))
     return _compat.map_jdf(frame, lambda jdf: node.attach(jdf, name))
 
 
 def read(spark: Any, name: str, *, forget: bool = True) -> ObservedSums:
-    """The sums observed under ``name`` so far (``forget``: then drop the name)."""
-    rows, a, b, partitions = (int(v) for v in str(_observations(spark).result(name, forget)).split())
+    """The sums and cells observed under ``name`` so far (``forget``: then drop the name)."""
+    node = _observations(spark)
+    sketches = takes_sketches(spark)
+    words = str(node.resultWithCells(name, forget) if sketches else node.result(name, forget)).split()
+    rows, a, b, partitions = (int(v) for v in words[:4])
     mask = (1 << 64) - 1  # the JVM's signed longs as the unsigned sums modulo 2^64
-    return ObservedSums(rows, a & mask, b & mask, partitions)
+    cells = None
+    if sketches and words[4] != "-":
+        import base64
+
+        from ubunye.spark.native import cells_from_bytes
+
+        cells = cells_from_bytes(base64.b64decode(words[4]))
+    return ObservedSums(rows, a & mask, b & mask, partitions, cells)
 
 
 def forget(spark: Any, name: str) -> None:

@@ -30,7 +30,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
-from ubunye.hashing.digest import LaneSums
+from ubunye.hashing.digest import LaneSums, Totals
 from ubunye.spark import _compat, observations
 
 METRIC = "rows_v1"
@@ -89,7 +89,7 @@ class _PlannedPath(_Path):
         seen = observations.read(spark if spark is not None else _compat.session_of(frame), handle.name)
         if not wait and seen.partitions == 0:
             return None, "no query of the run read it"
-        return _fingerprint(frame, LaneSums(seen.rows, seen.a, seen.b)), None
+        return _fingerprint(frame, Totals(LaneSums(seen.rows, seen.a, seen.b), seen.cells)), None
 
     def discard(self, handle: Observed, spark: Any) -> None:
         observations.forget(spark, handle.name)

@@ -329,14 +329,15 @@ class SparkBackend(Backend):
         return fingerprint_spark(frame, engine=self.hash_engine, partition_by=partition_by or None)
 
     def check_and_fingerprint(self, frame: Any, rules: Sequence[Rule], *, hash_frame: bool) -> tuple[list[Outcome], Any]:
-        """An input's checks and its hash in one scan (the native sums beside the rule counts)."""
+        """An input's checks and its hash in one scan (the native sums and sketch beside the rule counts)."""
         if not (rules and hash_frame and self._can_observe()):
             return super().check_and_fingerprint(frame, rules, hash_frame=hash_frame)
         from ubunye.engine.checks_spark import evaluate_spark_with
         from ubunye.spark import fingerprint_from_sums, rows_v1_sums_column
+        from ubunye.spark.native import rows_v1_sketch_column, sketch_available
 
         try:
-            sums_column = rows_v1_sums_column(frame)
+            sums_column = (rows_v1_sketch_column if sketch_available(self.spark) else rows_v1_sums_column)(frame)
         except Exception:  # noqa: BLE001 - a type with no canonical text: hash alone says why
             return super().check_and_fingerprint(frame, rules, hash_frame=hash_frame)
         outcomes, (sums,) = evaluate_spark_with(frame, rules, [sums_column])

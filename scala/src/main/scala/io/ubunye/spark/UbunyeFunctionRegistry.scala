@@ -2,7 +2,7 @@ package io.ubunye.spark
 
 import scala.reflect.ClassTag
 
-import io.ubunye.spark.aggregate.{RowsV1Hash, RowsV1Sums}
+import io.ubunye.spark.aggregate.{RowsV1Hash, RowsV1Sketch, RowsV1Sums}
 import io.ubunye.spark.expressions.RowLine
 
 import org.apache.spark.sql.catalyst.FunctionIdentifier
@@ -27,11 +27,13 @@ object UbunyeFunctionRegistry {
 
   val RowsV1: String = "ubunye_rows_v1"
   val RowsV1Sums: String = "ubunye_rows_v1_sums"
+  val RowsV1Sketch: String = "ubunye_rows_v1_sketch"
   val RowLine: String = "ubunye_row_line"
 
   val functions: Seq[Entry] = Seq(
     columns[RowsV1Hash](RowsV1, c => new RowsV1Hash(c)),
     columns[RowsV1Sums](RowsV1Sums, c => new RowsV1Sums(c)),
+    columns[RowsV1Sketch](RowsV1Sketch, c => new RowsV1Sketch(c)),
     columns[RowLine](RowLine, c => new RowLine(c)))
 
   /** The struct of the columns a function is called with. */

@@ -1,6 +1,6 @@
 package io.ubunye.spark
 
-import io.ubunye.spark.aggregate.{RowsV1Hash, RowsV1Sums}
+import io.ubunye.spark.aggregate.{RowsV1Hash, RowsV1Sketch, RowsV1Sums}
 import io.ubunye.spark.expressions.RowLine
 import org.apache.spark.sql.ubunye.ColumnShim
 
@@ -27,6 +27,13 @@ object functions {
   /** `ubunye_rows_v1_sums(cols...)` by column names. */
   def ubunye_rows_v1_sums(colName: String, colNames: String*): Column =
     ubunye_rows_v1_sums((colName +: colNames).map(col): _*)
+
+  /** `ubunye_rows_v1_sketch(cols...)`: the sums and the localisation sketch's cells (aggregate). */
+  def ubunye_rows_v1_sketch(cols: Column*): Column = aggregate(c => RowsV1Sketch(c), cols)
+
+  /** `ubunye_rows_v1_sketch(cols...)` by column names. */
+  def ubunye_rows_v1_sketch(colName: String, colNames: String*): Column =
+    ubunye_rows_v1_sketch((colName +: colNames).map(col): _*)
 
   /** `ubunye_row_line(cols...)`: the canonical line of each row. */
   def ubunye_row_line(cols: Column*): Column =

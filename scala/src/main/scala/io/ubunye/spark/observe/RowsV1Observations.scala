@@ -1,9 +1,10 @@
 package io.ubunye.spark.observe
 
 import java.lang.ref.{ReferenceQueue, WeakReference}
+import java.util.Base64
 import java.util.concurrent.ConcurrentHashMap
 
-import io.ubunye.spark.rowsv1.{Kinds, RowsV1Error}
+import io.ubunye.spark.rowsv1.{Kinds, RowsV1Error, SketchCells}
 
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.ubunye.PlanFrames
@@ -42,14 +43,19 @@ object RowsV1Observations {
   /** `df` with its sums observed under `id` (a name not in use). Fails, naming the
     * column, when a column has no rows-v1 text.
     */
-  def attach(df: DataFrame, id: String): DataFrame = {
+  def attach(df: DataFrame, id: String): DataFrame = attach(df, id, sketch = false)
+
+  /** `df` with its sums observed under `id`, and with `sketch` also the cells of the
+    * localisation sketch of the same rows ([[resultWithCells]]).
+    */
+  def attach(df: DataFrame, id: String, sketch: Boolean): DataFrame = {
     Kinds.canonicalSchema(df.schema) match {
       case Left(why) => throw new RowsV1Error(why)
       case Right(_) =>
     }
     install(df.sparkSession)
     release()
-    val sums = new RowsV1SumsAccumulator
+    val sums = new RowsV1SumsAccumulator(sketch)
     val entry = new Entry(id, sums)
     val before = observed.putIfAbsent(id, entry)
     // a name whose frame was collected but not yet released is free again
@@ -74,6 +80,15 @@ object RowsV1Observations {
     val total = sums.value
     if (forget) observed.remove(id)
     s"${total(0)} ${total(1)} ${total(2)} ${sums.partitions}"
+  }
+
+  /** [[result]] and, as a fifth word, the sketch cells observed under `id` (base64 of
+    * the record form's bytes, `SketchCells.toBytes`), or `-` when it takes no sketch.
+    */
+  def resultWithCells(id: String, forget: Boolean): String = {
+    val cells = accumulator(id).cells
+    val text = if (cells == null) "-" else Base64.getEncoder.encodeToString(SketchCells.toBytes(cells))
+    s"${result(id, forget)} $text"
   }
 
   /** Drops `id` (after its result was read, or when its write failed). */

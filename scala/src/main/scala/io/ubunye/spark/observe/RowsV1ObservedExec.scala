@@ -1,6 +1,6 @@
 package io.ubunye.spark.observe
 
-import io.ubunye.spark.rowsv1.{RowsV1Kernel, RowsV1Plan}
+import io.ubunye.spark.rowsv1.{RowsV1Kernel, RowsV1Plan, SketchCells}
 
 import org.apache.spark.TaskContext
 import org.apache.spark.rdd.RDD
@@ -12,7 +12,8 @@ import org.apache.spark.sql.execution.{CodegenSupport, SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.types.{DataType, DoubleType, LongType, StructField, StructType}
 
 /** Passes its child's rows on unchanged and adds their rows-v1 sums, per partition, to
-  * `sums` (observation `name`). In whole-stage code the canonical line is written
+  * `sums` (observation `name`), with the sketch cells of the same lanes when `sums`
+  * asks for them (`sums.sketch`). In whole-stage code the canonical line is written
   * from the column values the stage already holds (no row read back, no accumulator
   * projection per row); otherwise row by row through the kernel.
   */
@@ -31,10 +32,12 @@ case class RowsV1ObservedExec(name: String, sums: RowsV1SumsAccumulator, child: 
     child.execute().mapPartitionsWithIndex { (index, rows) =>
       val kernel = p.newKernel()
       val partial = new Array[Long](3)
-      RowsV1ObservedExec.reportAtTaskEnd(acc, index, partial)
+      val cells = if (acc.sketch) SketchCells.empty() else null
+      RowsV1ObservedExec.reportAtTaskEnd(acc, index, partial, cells)
       rows.map { r =>
         kernel.hashRow(r)
         partial(0) += 1; partial(1) += kernel.laneA; partial(2) += kernel.laneB
+        if (cells != null) SketchCells.add(cells, kernel.laneA, kernel.laneB)
         r
       }
     }
@@ -49,9 +52,13 @@ case class RowsV1ObservedExec(name: String, sums: RowsV1SumsAccumulator, child: 
     val accRef = ctx.addReferenceObj("rowsV1Sums", sums, classOf[RowsV1SumsAccumulator].getName)
     val k = ctx.addMutableState(classOf[RowsV1Kernel].getName, "rowsV1Kernel", v => s"$v = $planRef.newKernel();")
     val partial = ctx.addMutableState("long[]", "rowsV1Partial", v => s"$v = new long[3];")
+    val cells = if (sums.sketch) {
+      Some(ctx.addMutableState("long[]", "rowsV1Cells", v => s"$v = new long[${SketchCells.Longs}];"))
+    } else None
     // partitionIndex is set when the stage's iterator starts a partition
     ctx.addPartitionInitializationStatement(
-      s"${RowsV1ObservedExec.getClass.getName}.MODULE$$.reportAtTaskEnd($accRef, partitionIndex, $partial);")
+      s"${RowsV1ObservedExec.getClass.getName}.MODULE$$.reportAtTaskEnd($accRef, partitionIndex, $partial, " +
+        s"${cells.getOrElse("null")});")
     // the line in functions of their own (the stage's loop keeps its JIT budget for
     // its own work), the values and null flags as arguments: the first begins the
     // line, the last ends it, hashes it and adds the lanes to the partition's sums
@@ -69,7 +76,8 @@ case class RowsV1ObservedExec(name: String, sums: RowsV1SumsAccumulator, child: 
         s"""${LineFunctions.end(k)}
            |$partial[0]++;
            |$partial[1] += $k.laneA();
-           |$partial[2] += $k.laneB();""".stripMargin
+           |$partial[2] += $k.laneB();
+           |${cells.map(c => s"${RowsV1ObservedExec.Sketch}.add($c, $k.laneA(), $k.laneB());").getOrElse("")}""".stripMargin
       } else LineFunctions.handBack(k)
       val fn = ctx.freshName("rowsV1Line")
       val call = ctx.addNewFunction(fn, s"""private void $fn(${params.mkString(", ")}) {
@@ -92,6 +100,8 @@ case class RowsV1ObservedExec(name: String, sums: RowsV1SumsAccumulator, child: 
 }
 
 object RowsV1ObservedExec {
+  private val Sketch = SketchCells.getClass.getName + ".MODULE$"
+
   /** The most JVM argument slots per member function (the JVM allows 255, `this` one). */
   private final val MaxArgumentSlots = 200
 
@@ -111,10 +121,10 @@ object RowsV1ObservedExec {
   }
 
   /** When the running task ends, `partial` (the partition's row count and lane sums,
-    * filled meanwhile) goes to `sums` as partition `index`.
+    * filled meanwhile) and `cells` (its sketch, or null) go to `sums` as partition `index`.
     */
-  def reportAtTaskEnd(sums: RowsV1SumsAccumulator, index: Int, partial: Array[Long]): Unit =
+  def reportAtTaskEnd(sums: RowsV1SumsAccumulator, index: Int, partial: Array[Long], cells: Array[Long]): Unit =
     TaskContext.get().addTaskCompletionListener[Unit] { _ =>
-      sums.add(PartitionSums(index, partial(0), partial(1), partial(2)))
+      sums.add(PartitionSums(index, partial(0), partial(1), partial(2), cells))
     }
 }

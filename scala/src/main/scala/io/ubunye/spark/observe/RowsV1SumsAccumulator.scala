@@ -1,24 +1,30 @@
 package io.ubunye.spark.observe
 
+import io.ubunye.spark.rowsv1.SketchCells
+
 import org.apache.spark.util.AccumulatorV2
 
 /** The rows-v1 sums of one partition: its index, row count and the two lane sums
-  * modulo 2^64.
+  * modulo 2^64, and the partition's sketch cells (`SketchCells`; null when the
+  * observation takes no sketch).
   */
-final case class PartitionSums(partition: Int, rows: Long, a: Long, b: Long)
+final case class PartitionSums(partition: Int, rows: Long, a: Long, b: Long, cells: Array[Long] = null)
 
 /** The sums of an observed frame, kept per partition: a partition computed again (a
   * retried or speculative task, a stage run again, the same frame written twice)
   * replaces its earlier sums instead of adding to them. The value is the total over
   * the partitions: `Array(rows, a, b)`, sums modulo 2^64 (JVM long arithmetic).
+  *
+  * @param sketch the observed node also takes the localisation sketch's cells
+  *   (`docs/spec/rows-v1-localise.md`), merged the same way: [[cells]]
   */
-class RowsV1SumsAccumulator extends AccumulatorV2[PartitionSums, Array[Long]] {
+class RowsV1SumsAccumulator(val sketch: Boolean = false) extends AccumulatorV2[PartitionSums, Array[Long]] {
   private val byPartition = new java.util.HashMap[Int, PartitionSums]()
 
   override def isZero: Boolean = byPartition.synchronized(byPartition.isEmpty)
 
   override def copy(): RowsV1SumsAccumulator = {
-    val c = new RowsV1SumsAccumulator
+    val c = new RowsV1SumsAccumulator(sketch)
     byPartition.synchronized(byPartition.values().forEach(p => c.add(p)))
     c
   }
@@ -36,6 +42,15 @@ class RowsV1SumsAccumulator extends AccumulatorV2[PartitionSums, Array[Long]] {
   override def value: Array[Long] = byPartition.synchronized {
     val total = new Array[Long](3)
     byPartition.values().forEach { p => total(0) += p.rows; total(1) += p.a; total(2) += p.b }
+    total
+  }
+
+  /** The sketch cells over every partition seen (cell-wise sums modulo 2^64); null when
+    * the observation takes no sketch.
+    */
+  def cells: Array[Long] = if (!sketch) null else byPartition.synchronized {
+    val total = SketchCells.empty()
+    byPartition.values().forEach(p => if (p.cells != null) SketchCells.merge(total, 0, p.cells, 0))
     total
   }
 

@@ -1,0 +1,144 @@
+package io.ubunye.spark
+
+import java.io.File
+import java.nio.{ByteBuffer, ByteOrder}
+import java.util.{Base64, UUID}
+
+import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
+import io.ubunye.spark.observe.RowsV1Observations
+import io.ubunye.spark.rowsv1.SketchCells
+
+import org.apache.spark.sql.{DataFrame, Row}
+import org.apache.spark.sql.types._
+import org.scalatest.funsuite.AnyFunSuite
+
+/** The localisation sketch (`docs/spec/rows-v1-localise.md`) on the JVM: the cell rule,
+  * the `ubunye_rows_v1_sketch` aggregate and the observed write node give the
+  * known-answer cells of `tests/fixtures/sketch/vectors.json` (the Python reference's),
+  * on every execution path and however the rows are partitioned.
+  */
+class SketchSuite extends AnyFunSuite with SparkSessionManager {
+
+  /** What a Jackson iterator gives (no collection converters: Scala 2.12 and 2.13 alike). */
+  private def seq[T](it: java.util.Iterator[T]): Seq[T] = {
+    val b = Seq.newBuilder[T]
+    while (it.hasNext) b += it.next()
+    b.result()
+  }
+
+  private val mapper = new ObjectMapper()
+  private val vectors: JsonNode = mapper.readTree(new File("tests/fixtures/sketch/vectors.json"))
+
+  /** An object's members in order (not `JsonNode.fields`, deprecated in newer Jacksons). */
+  private def members(n: JsonNode): Seq[(String, JsonNode)] =
+    seq(mapper.convertValue(n, classOf[java.util.LinkedHashMap[String, AnyRef]]).keySet().iterator()).map(k => k -> n.get(k))
+
+  /** The cases of the default size (the only size the plugin computes). */
+  private def cases: Seq[JsonNode] = seq(vectors.get("cases").elements())
+    .filter(c => c.get("cells").asInt() == SketchCells.Cells && c.get("k").asInt() == SketchCells.K)
+
+  /** A case's expected cells as the record form's bytes. */
+  private def expected(c: JsonNode): Array[Byte] = {
+    val cells = SketchCells.empty()
+    members(c.get("expected_cells")).foreach { case (key, value) =>
+      val values = seq(value.elements()).map(v => java.lang.Long.parseUnsignedLong(v.asText()))
+      values.zipWithIndex.foreach { case (v, i) => cells(4 * key.toInt + i) = v }
+    }
+    SketchCells.toBytes(cells)
+  }
+
+  /** A case's rows as a frame of `partitions` partitions. */
+  private def frame(c: JsonNode, partitions: Int): DataFrame = {
+    val fields = members(c.get("schema")).map { case (name, kind) =>
+      StructField(name, if (kind.asText() == "int64") LongType else StringType)
+    }
+    val rows = seq(c.get("rows").elements()).map { r =>
+      Row.fromSeq(fields.map { f =>
+        val v = r.get(f.name)
+        if (v == null || v.isNull) null else if (f.dataType == LongType) v.asLong() else v.asText()
+      })
+    }
+    spark.createDataFrame(spark.sparkContext.parallelize(rows, partitions), StructType(fields))
+  }
+
+  private def sketchOf(df: DataFrame): Row = df.selectExpr("ubunye_rows_v1_sketch(*)").head().getStruct(0)
+
+  test("the cell rule gives the known-answer cells from the vectors' lanes") {
+    assert(cases.size >= 4)
+    cases.foreach { c =>
+      val cells = SketchCells.empty()
+      seq(c.get("lanes").elements()).foreach { l =>
+        SketchCells.add(cells, java.lang.Long.parseUnsignedLong(l.get(0).asText()),
+          java.lang.Long.parseUnsignedLong(l.get(1).asText()))
+      }
+      assert(SketchCells.toBytes(cells).sameElements(expected(c)), c.get("name").asText())
+    }
+  }
+
+  test("ubunye_rows_v1_sketch gives the known-answer cells on every execution path, partitions merged") {
+    cases.foreach { c =>
+      executionModes.foreach { case (label, conf) =>
+        withConf(conf) {
+          val df = frame(c, 3)
+          val s = sketchOf(df)
+          val name = s"${c.get("name").asText()} ($label)"
+          assert(s.getAs[Array[Byte]]("cells").sameElements(expected(c)), name)
+          // the three numbers are those of ubunye_rows_v1_sums
+          assert(Row(s.getLong(0), s.getDecimal(1), s.getDecimal(2)) ==
+            df.selectExpr("ubunye_rows_v1_sums(*)").head().getStruct(0), name)
+        }
+      }
+    }
+  }
+
+  test("a larger table: each sub-table sums to the row count and lane sums; grouped sketches add up") {
+    val df = TestTables.mixed(spark)
+    val whole = sketchOf(df)
+    val cells = ByteBuffer.wrap(whole.getAs[Array[Byte]]("cells")).order(ByteOrder.LITTLE_ENDIAN)
+    val longs = Array.fill(SketchCells.Longs)(cells.getLong())
+    (0 until SketchCells.K).foreach { j =>
+      val sub = (0 until SketchCells.Width).map(i => 4 * (j * SketchCells.Width + i))
+      assert(sub.map(longs(_)).sum == whole.getLong(0))
+      assert(BigDecimal(java.lang.Long.toUnsignedString(sub.map(i => longs(i + 1)).sum)) == BigDecimal(whole.getDecimal(1)))
+    }
+    // per group, then added: the whole table's cells (merge is addition)
+    val groups = df.selectExpr("id % 4 AS g", "*").groupBy("g")
+      .agg(functions.ubunye_rows_v1_sketch(df.columns.toSeq.map(c => df.col(s"`$c`")): _*).as("s"))
+      .collect().map(_.getStruct(1).getAs[Array[Byte]]("cells"))
+    val added = SketchCells.empty()
+    groups.foreach { g =>
+      val in = ByteBuffer.wrap(g).order(ByteOrder.LITTLE_ENDIAN)
+      SketchCells.merge(added, 0, Array.fill(SketchCells.Longs)(in.getLong()), 0)
+    }
+    assert(SketchCells.toBytes(added).sameElements(whole.getAs[Array[Byte]]("cells")))
+  }
+
+  /** The observed write node's `resultWithCells` words after one write to nowhere. */
+  private def observed(df: DataFrame, sketch: Boolean): Array[String] = {
+    val id = UUID.randomUUID().toString
+    RowsV1Observations.attach(df, id, sketch).write.format("noop").mode("overwrite").save()
+    RowsV1Observations.resultWithCells(id, forget = true).split(" ")
+  }
+
+  test("the observed write node takes the known-answer cells in the same pass, on every execution path") {
+    cases.foreach { c =>
+      executionModes.foreach { case (label, conf) =>
+        withConf(conf) {
+          val words = observed(frame(c, 3), sketch = true)
+          val name = s"${c.get("name").asText()} ($label)"
+          assert(words.length == 5, name)
+          assert(Base64.getDecoder.decode(words(4)).sameElements(expected(c)), name)
+        }
+      }
+    }
+  }
+
+  test("the observed node takes no sketch unless asked for, and its sums are the same either way") {
+    val df = TestTables.mixed(spark)
+    val without = observed(df, sketch = false)
+    val withCells = observed(df, sketch = true)
+    assert(without(4) == "-")
+    assert(without.take(4).sameElements(withCells.take(4)))
+    assert(Base64.getDecoder.decode(withCells(4)).sameElements(sketchOf(df).getAs[Array[Byte]]("cells")))
+  }
+}
