@@ -17,9 +17,10 @@ absolute path (a relative one made absolute against ``base``), ``s3://bucket``,
 checked on an input, the run facets ``test`` (every expectation, with its severity),
 ``processing_engine`` and, on failure, ``errorMessage``; every dataset carries the custom
 facet ``ubunye_rows_v1`` (row count, schema hash, data hash, hash method, engine and pass),
-whose JSON schema is ``docs/spec/openlineage/UbunyeRowsV1DatasetFacet.json``. The record
-holds no column list, so there is no ``schema`` facet. Every event passes the project's
-masking path. ``post_events(url, events)`` sends them with the standard library.
+whose JSON schema is ``docs/spec/openlineage/UbunyeRowsV1DatasetFacet.json``; ``schema``
+from the step's columns when the record has them; the run facet ``parent`` (the pipeline's
+run id and job ``usecase.package``) for a task run by ``run_pipeline`` or ``ubunye run`` of
+several tasks. Every event passes the project's masking path. ``post_events(url, events)`` sends them with the standard library.
 """
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ from typing import Any, Iterable, Optional
 from urllib.parse import urlsplit
 
 from ubunye._version import __version__
+from ubunye.lineage.context import uuid7
 from ubunye.lineage.record import RunRecord, Step, parse_moment
 from ubunye.masking import MaskedError, mask, mask_doc
 
@@ -54,6 +56,8 @@ FACET_SCHEMAS = {
     "dataQualityAssertions": f"{_SPEC}/facets/1-1-0/DataQualityAssertionsDatasetFacet.json#/$defs/DataQualityAssertionsDatasetFacet",
     "test": f"{_SPEC}/facets/1-0-1/TestRunFacet.json#/$defs/TestRunFacet",
     "processing_engine": f"{_SPEC}/facets/1-1-1/ProcessingEngineRunFacet.json#/$defs/ProcessingEngineRunFacet",
+    "parent": f"{_SPEC}/facets/1-2-0/ParentRunFacet.json#/$defs/ParentRunFacet",
+    "schema": f"{_SPEC}/facets/1-2-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet",
 }
 ROWS_V1_FACET = "ubunye_rows_v1"
 # The facet's own schema, kept in the repository at ROWS_V1_SCHEMA_FILE. No web address is
@@ -77,8 +81,7 @@ def ol_run_id(record: RunRecord) -> str:
     started = parse_moment(record.started_at)
     millis = 0 if started is None else int(started.timestamp() * 1000)
     rest = int.from_bytes(hashlib.sha256(record.run_id.encode("utf-8")).digest()[:10], "big") >> 6  # 74 bits
-    value = (millis & (2**48 - 1)) << 80 | 0x7 << 76 | (rest >> 62) << 64 | 0b10 << 62 | (rest & (2**62 - 1))
-    return str(uuid.UUID(int=value))
+    return uuid7(millis, rest)
 
 
 def _facet(facet: str, /, **fields: Any) -> dict[str, Any]:
@@ -123,6 +126,8 @@ def _assertions(step: Step, expectations: list[dict[str, Any]]) -> list[dict[str
 def _dataset(step: Step, record: RunRecord, base: Optional[Path], ended: bool) -> dict[str, Any]:
     namespace, name = dataset_name(step.location, step.name, base=base)
     facets: dict[str, Any] = {"dataSource": _facet("dataSource", name=namespace, uri=namespace)}
+    if ended and step.columns:
+        facets["schema"] = _facet("schema", fields=[{"name": c["name"], "type": c["type"]} for c in step.columns])
     if ended:
         facets[ROWS_V1_FACET] = {
             "_producer": PRODUCER, "_schemaURL": ROWS_V1_SCHEMA, "stepName": step.name, "format": step.format,
@@ -154,6 +159,16 @@ def _tests(record: RunRecord) -> list[dict[str, Any]]:
              "type": str(e.get("kind") or e.get("rule"))} for e in record.expectations]
 
 
+def _parent(record: RunRecord, namespace: str) -> Optional[dict[str, Any]]:
+    """The ``parent`` facet of a task run of a pipeline: the pipeline's run id and job name."""
+    pipeline = record.pipeline or {}
+    try:
+        run_id = str(uuid.UUID(str(pipeline.get("run_id"))))
+    except ValueError:  # no pipeline, or another writer's id that is no UUID: no parent to name
+        return None
+    return _facet("parent", run={"runId": run_id}, job={"namespace": namespace, "name": str(pipeline.get("name"))})
+
+
 def _event(record: RunRecord, kind: str, base: Optional[Path], namespace: str) -> dict[str, Any]:
     ended = kind != "START"
     run_facets: dict[str, Any] = {"processing_engine": _facet(
@@ -163,6 +178,9 @@ def _event(record: RunRecord, kind: str, base: Optional[Path], namespace: str) -
         run_facets["errorMessage"] = _facet("errorMessage", message=record.error, programmingLanguage="python")
     if ended and record.expectations:
         run_facets["test"] = _facet("test", tests=_tests(record))
+    parent = _parent(record, namespace)
+    if parent is not None:
+        run_facets["parent"] = parent
     task_path = record.task_path or f"{record.usecase}/{record.package}/{record.task_name}"
     return {
         "eventType": kind,
