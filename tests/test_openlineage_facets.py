@@ -94,3 +94,48 @@ def test_records_without_columns_load_and_have_no_schema_facet() -> None:
     assert "schema" not in run_events(record)[-1]["outputs"][0]["facets"]
     with pytest.raises(MalformedRecord, match=r"outputs\[0\].columns\[0\].type must be a string"):
         RunRecord.from_dict({"run_id": "r", "outputs": [{"name": "x", "columns": [{"name": "a", "type": 1}]}]})
+
+
+@pytest.mark.parametrize("location, fmt, expected", [
+    ("/srv/data/x.parquet", "parquet", ("file", "/srv/data/x.parquet")),
+    ("data/../out/x.csv", "csv", ("file", "/srv/uc/out/x.csv")),  # relative: against the usecase folder
+    ("file:///srv/x.csv", "csv", ("file", "/srv/x.csv")),
+    ("s3://bucket/a/b.parquet", "parquet", ("s3://bucket", "a/b.parquet")),
+    ("s3a://AKIA:se/cret@bucket/a", "parquet", ("s3://bucket", "a")),  # credentials never reach a name
+    ("gs://b/t/x.parquet", "parquet", ("gs://b", "t/x.parquet")),
+    ("abfss://c@acct.dfs.core.windows.net/d/t", "delta", ("abfss://c@acct.dfs.core.windows.net", "d/t")),
+    ("wasbs://c@acct.blob.core.windows.net/d", "csv", ("wasbs://c@acct.blob.core.windows.net", "d")),
+    ("hdfs://nn:8020/w/t", "parquet", ("hdfs://nn:8020", "w/t")),
+    ("dbfs:/mnt/x", "delta", ("dbfs", "/mnt/x")),
+    ("sales.orders", "table", ("hive", "sales.orders")),
+    ("orders", "table", ("hive", "default.orders")),
+    ("spark_catalog.Sales.Orders", "table", ("hive", "sales.orders")),
+    ("hive_metastore.sales.orders", "table", ("hive", "sales.orders")),
+    ("main.`sales`.orders", "table", ("databricks", "main.sales.orders")),
+])
+def test_dataset_names_by_the_naming_spec(location: str, fmt: str, expected: tuple[str, str]) -> None:
+    assert dataset_name(location, "x", base=Path("/srv/uc"), format=fmt) == expected
+
+
+def test_table_namespaces_name_the_metastore_and_the_workspace(tmp_path: Path) -> None:
+    steps = [Step(name="hive", direction="input", format="table", location="sales.orders"),
+             Step(name="uc", direction="output", format="table", location="Main.Sales.Totals")]
+    record = RunRecord(run_id="r", task_path="a/b/c", status="success", started_at="2026-11-30T14:20:47+00:00",
+                       ended_at="2026-11-30T14:20:48+00:00", inputs=steps[:1], outputs=steps[1:])
+    events = run_events(record, hive_metastore="metastore.internal:9083",
+                        databricks_workspace="adb-123.4.azuredatabricks.net")
+    end = events[-1]
+    assert (end["inputs"][0]["namespace"], end["inputs"][0]["name"]) == ("hive://metastore.internal:9083",
+                                                                         "sales.orders")
+    assert (end["outputs"][0]["namespace"], end["outputs"][0]["name"]) == (
+        "databricks://adb-123.4.azuredatabricks.net", "main.sales.totals")
+    assert [ol_schemas.errors(e) for e in events] == [[], []]
+    # the export command takes them as options
+    store = open_store(tmp_path, DEFAULT_LINEAGE_DIR)
+    record.task_path, record.usecase, record.package, record.task_name = "a/b/c", "a", "b", "c"
+    store.write(record)
+    result = CliRunner().invoke(cli, ["lineage", "openlineage", "-d", str(tmp_path), "--hive-metastore", "ms:9083",
+                                      "--databricks-workspace", "ws.example"], env={"UBUNYE_OPENLINEAGE_URL": ""})
+    assert result.exit_code == 0, result.stderr
+    last = json.loads(result.stdout.splitlines()[-1])
+    assert [d["namespace"] for d in last["inputs"] + last["outputs"]] == ["hive://ms:9083", "databricks://ws.example"]
