@@ -10,26 +10,18 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-CONFIG = """\
-MODEL: etl
-ENGINE:
-  backend: spark
-CONFIG:
-  inputs:
-    orders: {format: csv, path: "{{ task_dir }}/orders.csv"}
-  outputs:
-    big: {format: parquet, path: "%s", mode: overwrite}
-"""
-
-CODE = """\
-from ubunye.core.interfaces import Task
+ROOT = Path(__file__).resolve().parents[1]
 
 
-class Big(Task):
-    def transform(self, sources):
-        df = sources["orders"]
-        return {"big": df.where("amount >= 10")}
-"""
+def make_spark_task(workdir: Path) -> Path:
+    """The fast suite's pandas task (tests/test_compat_080_cli.py) on Spark, writing parquet to ``workdir/out``."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_compat_080_cli import CONFIG, make_task
+
+    config = CONFIG.replace("backend: pandas", "backend: spark").replace('"{{ task_dir }}/out"',
+                                                                        f'"{workdir / "out" / "big"}"')
+    assert config.count("spark") == 1 and str(workdir) in config, config
+    return make_task(workdir, config)
 
 
 def main(workdir: Path, events: Path, jars: list[str]) -> None:
@@ -38,11 +30,7 @@ def main(workdir: Path, events: Path, jars: list[str]) -> None:
     import ubunye
     import ubunye.spark
 
-    task = workdir / "shop" / "daily" / "big"
-    task.mkdir(parents=True)
-    (task / "orders.csv").write_text("id,amount,city\n1,10,Durban\n2,20,\n3,5,Soweto\n")
-    (task / "config.yaml").write_text(CONFIG % (workdir / "out" / "big"))
-    (task / "transformations.py").write_text(CODE)
+    task = make_spark_task(workdir)
     builder = (SparkSession.builder.master("local[2]").appName("ubunye-openlineage")
                .config("spark.jars", ",".join(jars))
                .config("spark.ui.enabled", "false")
