@@ -117,12 +117,12 @@ def parse(text: str, *, base: Union[str, Path]) -> Location:
         return Location("file", "", os.path.realpath(full))
     scheme, _, rest = text.partition(":")
     scheme = _SAME_STORE.get(scheme.lower(), scheme.lower())
-    authority, path = _authority_and_path(rest[2:] if rest.startswith("//") else rest)
+    authority, path = authority_and_path(rest[2:] if rest.startswith("//") else rest)
     path = posixpath.normpath("/" + static_prefix(path).lstrip("/"))
     return Location(scheme, authority, "/" + path.lstrip("/"))  # normpath keeps a leading "//"
 
 
-def _authority_and_path(rest: str) -> tuple[str, str]:
+def authority_and_path(rest: str) -> tuple[str, str]:
     """``host[:port]`` (lower-cased, userinfo dropped) and the path of what follows ``scheme://``.
     A password may hold ``/`` or ``@`` (AWS secret keys): ``user:pa/ss@host`` drops up to the
     last ``@`` when what precedes its first ``/`` is ``user:password`` (not ``host:port``)."""

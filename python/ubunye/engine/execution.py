@@ -388,9 +388,11 @@ class TaskExecution:
         """Check an input's rules and hash it (in one scan where the backend can);
         the input's step is kept even when a rule then stops the run."""
         from ubunye.lineage.context import DataEvent
+        from ubunye.lineage.steps import frame_columns
 
         event = DataEvent(name=spec.name, direction="input", format=spec.format, location=spec.location,
-                          delta_version=delta_version, options=spec.reader_options(), schema=spec.schema)
+                          delta_version=delta_version, options=spec.reader_options(), schema=spec.schema,
+                          columns=frame_columns(frame))
         self.input_events[spec.name] = event
         rules = self.config.rules_for(spec.name)
         want_hash = self.lineage and self.hash_inputs
@@ -426,6 +428,7 @@ class TaskExecution:
 
     def _write_one(self, name: str, spec: IOSpec, frame: Any) -> None:
         from ubunye.lineage.context import DataEvent
+        from ubunye.lineage.steps import frame_columns
 
         with self.timings.write(spec.format, name):
             done = self.backend.write(frame, spec, hash_output=self.lineage)
@@ -437,7 +440,7 @@ class TaskExecution:
             self.output_events[name] = step
             return
         event = DataEvent(name=name, direction="output", format=spec.format, location=spec.location,
-                          delta_version=done.delta_version)
+                          delta_version=done.delta_version, columns=frame_columns(frame))
         if self.lineage:
             if done.fingerprint is not None:
                 event.fingerprint = done.fingerprint

@@ -176,7 +176,8 @@ def run_pipeline(
     resume: bool = False,
     **options: Any,
 ) -> PipelineResults:
-    """Run tasks of one package in order, one record per task.
+    """Run tasks of one package in order, one record per task (each naming the pipeline run:
+    one UUIDv7 per call, job ``usecase.package``).
 
     Every name is checked first (:class:`~ubunye.lineage.errors.InvalidName`, nothing run).
     Stops at the first task that fails (later tasks usually read its outputs)
@@ -187,13 +188,16 @@ def run_pipeline(
         raise TypeError(f"run_pipeline tasks: expected a list of task names; got the string {tasks!r}")
     for name in tasks:  # every name checked before the first task runs
         validate_task_names(usecase, package, name)
+    from ubunye.lineage.context import pipeline_run
+
     results = PipelineResults()
-    for name in tasks:
-        task_dir = Path(usecase_dir) / usecase / package / name
-        result = run_task(task_dir, raise_on_error=False, **options)
-        results.append(result)
-        if result.status != "success" and stop_on_error:
-            break
+    with pipeline_run(usecase, package):  # each task's record names this run as its pipeline
+        for name in tasks:
+            task_dir = Path(usecase_dir) / usecase / package / name
+            result = run_task(task_dir, raise_on_error=False, **options)
+            results.append(result)
+            if result.status != "success" and stop_on_error:
+                break
     not_ok = [r for r in results if r.status != "success"]
     if not_ok and raise_on_error:
         raise failed(not_ok[0])

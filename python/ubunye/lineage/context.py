@@ -6,9 +6,51 @@ These two dataclasses are the contract between the task engine
 """
 from __future__ import annotations
 
+import secrets
+import time
+import uuid
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Optional
+from typing import Any, Iterator, Mapping, Optional
+
+
+def uuid7(millis: int, rest: int) -> str:
+    """The UUIDv7 (RFC 9562) of a 48-bit millisecond time and 74 other bits (version and variant set)."""
+    value = (millis & (2**48 - 1)) << 80 | 0x7 << 76 | (rest >> 62 & 0xFFF) << 64 | 0b10 << 62 | (rest & (2**62 - 1))
+    return str(uuid.UUID(int=value))
+
+
+@dataclass(frozen=True)
+class PipelineRun:
+    """One run of several tasks (``run_pipeline``, ``ubunye run`` of several tasks): the parent
+    of each task's run. ``run_id`` is a UUIDv7, ``name`` is ``usecase.package``."""
+
+    run_id: str
+    name: str
+
+    def to_record(self) -> dict[str, str]:
+        return {"run_id": self.run_id, "name": self.name}
+
+
+_PIPELINE: ContextVar[Optional[PipelineRun]] = ContextVar("ubunye_pipeline_run", default=None)
+
+
+@contextmanager
+def pipeline_run(usecase: str, package: str) -> Iterator[PipelineRun]:
+    """Tasks run inside this block record it as the pipeline run they belong to."""
+    run = PipelineRun(uuid7(time.time_ns() // 10**6, secrets.randbits(74)), f"{usecase}.{package}")
+    token = _PIPELINE.set(run)
+    try:
+        yield run
+    finally:
+        _PIPELINE.reset(token)
+
+
+def current_pipeline() -> Optional[PipelineRun]:
+    """The pipeline run being run in this context, or None."""
+    return _PIPELINE.get()
 
 
 @dataclass
@@ -31,6 +73,8 @@ class RunContext:
     # the task folder's files the run compiled (relative path parts -> bytes), when the
     # engine imported them: the code hash takes these bytes (what ran) for those files
     code_files: Optional[Mapping[tuple[str, ...], bytes]] = None
+    # the pipeline run this task run belongs to ({"run_id", "name"}), or None
+    pipeline: Optional[dict[str, str]] = None
 
     @property
     def task_path(self) -> str:
@@ -61,3 +105,4 @@ class DataEvent:
     storage_signature: Optional[str] = None  # see ubunye.engine.snapshots
     options: Optional[dict[str, str]] = None  # inputs: the reader options (Spark's string values)
     schema: Optional[str] = None  # inputs: the explicit schema (Spark DDL), if any
+    columns: Optional[list[dict[str, str]]] = None  # [{"name", "type"}] as the engine knows them

@@ -17,9 +17,10 @@ absolute path (a relative one made absolute against ``base``), ``s3://bucket``,
 checked on an input, the run facets ``test`` (every expectation, with its severity),
 ``processing_engine`` and, on failure, ``errorMessage``; every dataset carries the custom
 facet ``ubunye_rows_v1`` (row count, schema hash, data hash, hash method, engine and pass),
-whose JSON schema is ``docs/spec/openlineage/UbunyeRowsV1DatasetFacet.json``. The record
-holds no column list, so there is no ``schema`` facet. Every event passes the project's
-masking path. ``post_events(url, events)`` sends them with the standard library.
+whose JSON schema is ``docs/spec/openlineage/UbunyeRowsV1DatasetFacet.json``; ``schema``
+from the step's columns when the record has them; the run facet ``parent`` (the pipeline's
+run id and job ``usecase.package``) for a task run by ``run_pipeline`` or ``ubunye run`` of
+several tasks. Every event passes the project's masking path. ``post_events(url, events)`` sends them with the standard library.
 """
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ from typing import Any, Iterable, Optional
 from urllib.parse import urlsplit
 
 from ubunye._version import __version__
+from ubunye.lineage.context import uuid7
 from ubunye.lineage.record import RunRecord, Step, parse_moment
 from ubunye.masking import MaskedError, mask, mask_doc
 
@@ -54,6 +56,8 @@ FACET_SCHEMAS = {
     "dataQualityAssertions": f"{_SPEC}/facets/1-1-0/DataQualityAssertionsDatasetFacet.json#/$defs/DataQualityAssertionsDatasetFacet",
     "test": f"{_SPEC}/facets/1-0-1/TestRunFacet.json#/$defs/TestRunFacet",
     "processing_engine": f"{_SPEC}/facets/1-1-1/ProcessingEngineRunFacet.json#/$defs/ProcessingEngineRunFacet",
+    "parent": f"{_SPEC}/facets/1-2-0/ParentRunFacet.json#/$defs/ParentRunFacet",
+    "schema": f"{_SPEC}/facets/1-2-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet",
 }
 ROWS_V1_FACET = "ubunye_rows_v1"
 # The facet's own schema, kept in the repository at ROWS_V1_SCHEMA_FILE. No web address is
@@ -64,6 +68,7 @@ ROWS_V1_SCHEMA = f"urn:ubunye:spec:{ROWS_V1_SCHEMA_FILE}#/$defs/UbunyeRowsV1Data
 _EVENT_TYPES = {"success": "COMPLETE", "error": "FAIL", "interrupted": "ABORT", "running": "START"}
 # expectation severity -> OpenLineage's ("error" blocks the pipeline, "warn" only warns)
 _SEVERITY = {"fail": "error", "warn": "warn", "quarantine": "warn"}
+_HIVE_CATALOGS = ("spark_catalog", "hive_metastore")
 _SCHEME_ALIASES = {"s3a": "s3", "s3n": "s3", "gcs": "gs", "abfs": "abfss", "wasb": "wasbs"}
 
 
@@ -77,34 +82,57 @@ def ol_run_id(record: RunRecord) -> str:
     started = parse_moment(record.started_at)
     millis = 0 if started is None else int(started.timestamp() * 1000)
     rest = int.from_bytes(hashlib.sha256(record.run_id.encode("utf-8")).digest()[:10], "big") >> 6  # 74 bits
-    value = (millis & (2**48 - 1)) << 80 | 0x7 << 76 | (rest >> 62) << 64 | 0b10 << 62 | (rest & (2**62 - 1))
-    return str(uuid.UUID(int=value))
+    return uuid7(millis, rest)
 
 
 def _facet(facet: str, /, **fields: Any) -> dict[str, Any]:
     return {"_producer": PRODUCER, "_schemaURL": FACET_SCHEMAS[facet], **fields}
 
 
-def dataset_name(location: Optional[str], fallback: str, *, base: Optional[Path] = None) -> tuple[str, str]:
+def dataset_name(location: Optional[str], fallback: str, *, base: Optional[Path] = None,
+                 format: Optional[str] = None, hive_metastore: Optional[str] = None,
+                 databricks_workspace: Optional[str] = None) -> tuple[str, str]:
     """(namespace, name) of a location, after the OpenLineage naming spec.
 
     ``s3://bucket/key`` -> (``s3://bucket``, ``key``); a local path -> (``file``, its absolute
-    path, a relative one taken against ``base``); ``dbfs:/x`` -> (``dbfs``, ``/x``);
-    no location -> (``ubunye``, the step name).
+    path, a relative one taken against ``base``); ``dbfs:/x`` -> (``dbfs``, ``/x``); a catalog
+    table (``format`` ``table``) by :func:`table_name`; no location -> (``ubunye``, the step name).
     """
-    from ubunye.locations import local_path, parse  # the project's one reading of a location
+    from ubunye.locations import authority_and_path, local_path, parse  # the project's one reading of a location
 
     if not location:
         return NAMESPACE, fallback
+    if format == "table":
+        return table_name(location, hive_metastore=hive_metastore, databricks_workspace=databricks_workspace)
     if local_path(location) is not None:  # a plain path or a file: URL, absolute against base
         return "file", parse(location, base=base or Path.cwd()).path
-    parts = urlsplit(location)
-    scheme = parts.scheme.lower()
+    scheme, _, rest = location.partition(":")
+    scheme = _SCHEME_ALIASES.get(scheme.lower(), scheme.lower())
+    rest = rest[2:] if rest.startswith("//") else rest
+    if scheme in ("abfss", "wasbs"):  # container@account is the authority, not user information
+        host, _, path = rest.split("?", 1)[0].partition("/")
+    else:  # user information (a password may hold "/" or "@") never reaches a name
+        host, path = authority_and_path(rest)
     if scheme == "dbfs":
-        return "dbfs", "/" + (parts.netloc + parts.path).lstrip("/")
-    scheme = _SCHEME_ALIASES.get(scheme, scheme)
-    host = parts.netloc.rpartition("@")[2] if scheme not in ("abfss", "wasbs") else parts.netloc
-    return f"{scheme}://{host}", parts.path.lstrip("/") or "/"
+        return "dbfs", "/" + (host + "/" + path.lstrip("/")).strip("/")
+    return f"{scheme}://{host}", path.lstrip("/") or "/"
+
+
+def table_name(table: str, *, hive_metastore: Optional[str] = None,
+               databricks_workspace: Optional[str] = None) -> tuple[str, str]:
+    """(namespace, name) of a catalog table (case ignored, back quotes dropped, as Spark resolves it).
+
+    A table of the Hive metastore (``db.t``; ``t`` is ``default.t``; ``spark_catalog.db.t`` and
+    Databricks' ``hive_metastore.db.t``) -> (``hive://<metastore host:port>``, ``db.t``); a
+    Unity Catalog table (``catalog.schema.t``, any other catalog) -> (``databricks://<workspace
+    host>``, ``catalog.schema.t``). Without the metastore or workspace the namespace is the
+    scheme alone (``hive``, ``databricks``).
+    """
+    parts = [p.strip().strip("`").lower() for p in table.split(".")]
+    if len(parts) == 3 and parts[0] not in _HIVE_CATALOGS:
+        return (f"databricks://{databricks_workspace}" if databricks_workspace else "databricks"), ".".join(parts)
+    parts = (["default"] + parts)[-2:]
+    return (f"hive://{hive_metastore}" if hive_metastore else "hive"), ".".join(parts)
 
 
 def _assertions(step: Step, expectations: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -120,9 +148,11 @@ def _assertions(step: Step, expectations: list[dict[str, Any]]) -> list[dict[str
     return out
 
 
-def _dataset(step: Step, record: RunRecord, base: Optional[Path], ended: bool) -> dict[str, Any]:
-    namespace, name = dataset_name(step.location, step.name, base=base)
+def _dataset(step: Step, record: RunRecord, naming: dict[str, Any], ended: bool) -> dict[str, Any]:
+    namespace, name = dataset_name(step.location, step.name, format=step.format, **naming)
     facets: dict[str, Any] = {"dataSource": _facet("dataSource", name=namespace, uri=namespace)}
+    if ended and step.columns:
+        facets["schema"] = _facet("schema", fields=[{"name": c["name"], "type": c["type"]} for c in step.columns])
     if ended:
         facets[ROWS_V1_FACET] = {
             "_producer": PRODUCER, "_schemaURL": ROWS_V1_SCHEMA, "stepName": step.name, "format": step.format,
@@ -154,7 +184,17 @@ def _tests(record: RunRecord) -> list[dict[str, Any]]:
              "type": str(e.get("kind") or e.get("rule"))} for e in record.expectations]
 
 
-def _event(record: RunRecord, kind: str, base: Optional[Path], namespace: str) -> dict[str, Any]:
+def _parent(record: RunRecord, namespace: str) -> Optional[dict[str, Any]]:
+    """The ``parent`` facet of a task run of a pipeline: the pipeline's run id and job name."""
+    pipeline = record.pipeline or {}
+    try:
+        run_id = str(uuid.UUID(str(pipeline.get("run_id"))))
+    except ValueError:  # no pipeline, or another writer's id that is no UUID: no parent to name
+        return None
+    return _facet("parent", run={"runId": run_id}, job={"namespace": namespace, "name": str(pipeline.get("name"))})
+
+
+def _event(record: RunRecord, kind: str, namespace: str, naming: dict[str, Any]) -> dict[str, Any]:
     ended = kind != "START"
     run_facets: dict[str, Any] = {"processing_engine": _facet(
         "processing_engine", name=f"ubunye-{record.backend}" if record.backend else "ubunye",
@@ -163,25 +203,33 @@ def _event(record: RunRecord, kind: str, base: Optional[Path], namespace: str) -
         run_facets["errorMessage"] = _facet("errorMessage", message=record.error, programmingLanguage="python")
     if ended and record.expectations:
         run_facets["test"] = _facet("test", tests=_tests(record))
+    parent = _parent(record, namespace)
+    if parent is not None:
+        run_facets["parent"] = parent
     task_path = record.task_path or f"{record.usecase}/{record.package}/{record.task_name}"
     return {
         "eventType": kind,
         "eventTime": (record.ended_at if ended else None) or record.started_at,
         "run": {"runId": ol_run_id(record), "facets": run_facets},
         "job": {"namespace": namespace, "name": task_path.replace("/", "."), "facets": {}},
-        "inputs": [_dataset(s, record, base, ended) for s in record.inputs],
-        "outputs": [_dataset(s, record, base, ended) for s in record.outputs],
+        "inputs": [_dataset(s, record, naming, ended) for s in record.inputs],
+        "outputs": [_dataset(s, record, naming, ended) for s in record.outputs],
         "producer": PRODUCER,
         "schemaURL": RUN_EVENT_SCHEMA,
     }
 
 
-def run_events(record: RunRecord, *, base: Optional[Path] = None, namespace: str = NAMESPACE
+def run_events(record: RunRecord, *, base: Optional[Path] = None, namespace: str = NAMESPACE,
+               hive_metastore: Optional[str] = None, databricks_workspace: Optional[str] = None
                ) -> list[dict[str, Any]]:
-    """The START event of a record and, once it ended, its end event (masked)."""
-    events = [_event(record, "START", base, namespace)]
+    """The START event of a record and, once it ended, its end event (masked).
+
+    ``base`` makes relative paths absolute; ``hive_metastore`` (``host:port``) and
+    ``databricks_workspace`` (its host) name the namespaces of catalog tables (:func:`table_name`)."""
+    naming = {"base": base, "hive_metastore": hive_metastore, "databricks_workspace": databricks_workspace}
+    events = [_event(record, "START", namespace, naming)]
     if record.status != "running":
-        events.append(_event(record, event_type(record.status), base, namespace))
+        events.append(_event(record, event_type(record.status), namespace, naming))
     return [mask_doc(e) for e in events]
 
 
@@ -199,9 +247,9 @@ def stored_runs(store: Any, *, usecase: Optional[str] = None, package: Optional[
 
 
 def to_openlineage_events(records: Iterable[RunRecord], *, base: Optional[Path] = None,
-                          namespace: str = NAMESPACE) -> list[dict[str, Any]]:
-    """Each record's START and end event, records in the order given."""
-    return [e for r in records for e in run_events(r, base=base, namespace=namespace)]
+                          namespace: str = NAMESPACE, **naming: Optional[str]) -> list[dict[str, Any]]:
+    """Each record's START and end event, records in the order given (``naming``: :func:`run_events`'s)."""
+    return [e for r in records for e in run_events(r, base=base, namespace=namespace, **naming)]
 @dataclass
 class PostResult:
     """How many events were sent to which URL."""

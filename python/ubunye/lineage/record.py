@@ -166,6 +166,9 @@ class Step:
     # (docs/spec/rows-v1-localise.md section 7: {"version", "columns", "sums"}), for an
     # output written with partition_by or an input read from key=value folders; else None.
     partitions: Optional[dict[str, Any]] = None
+    # The columns as the engine knew them: [{"name", "type"}] (pandas dtypes, Spark's type
+    # strings), or None when not known. Optional: records without it load as before.
+    columns: Optional[list[dict[str, str]]] = None
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], where: str = "step") -> "Step":
@@ -186,11 +189,16 @@ class Step:
         for key in ("sketch", "partitions"):
             if d.get(key) is not None:
                 d[key] = _container(f"{where}.{key}", d[key], dict)
+        if d.get("columns") is not None:
+            d["columns"] = _container(f"{where}.columns", d["columns"], list, dict)
+            for i, column in enumerate(d["columns"]):
+                for key in ("name", "type"):
+                    _check(f"{where}.columns[{i}].{key}", column.get(key), _TEXT)
         return cls(**d)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
-        for key in ("sketch", "partitions"):  # records without them stay as they were written
+        for key in ("sketch", "partitions", "columns"):  # records without them stay as they were written
             if d.get(key) is None:
                 d.pop(key, None)
         return d
@@ -229,6 +237,9 @@ class RunRecord:
     # who runs it (host, pid, boot_id, start_ticks): lets a reader tell a running record whose
     # process is gone (lineage/ending.py shown_status); {} in records from before
     process: dict[str, Any] = field(default_factory=dict)
+    # the pipeline run this task run belongs to: {"run_id" (a UUIDv7), "name" ("usecase.package")};
+    # None for a task run on its own (and absent from its record)
+    pipeline: Optional[dict[str, Any]] = None
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "RunRecord":
@@ -264,6 +275,10 @@ class RunRecord:
         for key in ("variables", "environment", "process"):
             d[key] = _container(key, data.get(key), dict)
         _container("environment.packages", d["environment"].get("packages"), dict)
+        if d.get("pipeline") is not None:
+            d["pipeline"] = _container("pipeline", d["pipeline"], dict)
+            for key in ("run_id", "name"):
+                _check(f"pipeline.{key}", d["pipeline"].get(key), _TEXT)
         for key in ("timings", "expectations"):
             d[key] = _container(key, data.get(key), list, dict)
         for i, timing in enumerate(d["timings"]):
@@ -285,6 +300,8 @@ class RunRecord:
         d = asdict(self)
         d["inputs"] = [s.to_dict() for s in self.inputs]
         d["outputs"] = [s.to_dict() for s in self.outputs]
+        if d.get("pipeline") is None:  # a task run on its own: as records were written before
+            d.pop("pipeline", None)
         return d
 
     def to_json(self) -> str:

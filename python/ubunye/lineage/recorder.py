@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Optional, Sequence, Union
 
 from ubunye._version import __version__
-from ubunye.lineage.context import DataEvent, RunContext
+from ubunye.lineage.context import DataEvent, RunContext, current_pipeline
 from ubunye.lineage.ending import describe, this_process
 from ubunye.lineage.errors import LineageError, RecordWriteError
 from ubunye.lineage.evidence import code_hash, config_hash, environment, environment_hash
@@ -157,6 +157,9 @@ class LineageRecorder:
     ) -> RunRecord:
         task_dir = Path(context.task_dir) if context.task_dir is not None else None
         env = environment(context.spark)
+        pipeline = context.pipeline
+        if pipeline is None and current_pipeline() is not None:
+            pipeline = current_pipeline().to_record()  # type: ignore[union-attr]
         return RunRecord(
             run_id=context.run_id,
             task_path=context.task_path,
@@ -177,6 +180,7 @@ class LineageRecorder:
             environment=env,
             environment_hash=environment_hash(env),
             process=this_process(),
+            pipeline=dict(pipeline) if pipeline else None,
         )
 
     def _refresh_spark(self, context: RunContext, record: RunRecord) -> None:

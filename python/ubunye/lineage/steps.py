@@ -23,6 +23,26 @@ NO_FRAME = "no frame was given to hash"
 FingerprintFn = Callable[[Any], Any]
 
 
+def frame_columns(frame: Any) -> Optional[list[dict[str, str]]]:
+    """``[{"name", "type"}]`` of a frame as its engine types it (Spark's type strings, pandas
+    dtypes, Arrow types), or None when the frame is none of those or cannot say (never raises)."""
+    if frame is None:
+        return None
+    try:
+        schema = getattr(frame, "schema", None)
+        fields = getattr(schema, "fields", None)
+        if fields is not None and all(hasattr(f, "dataType") for f in fields):  # Spark
+            return [{"name": str(f.name), "type": f.dataType.simpleString()} for f in fields]
+        if schema is not None and hasattr(schema, "types") and hasattr(schema, "names"):  # Arrow
+            return [{"name": str(n), "type": str(t)} for n, t in zip(schema.names, schema.types)]
+        dtypes = getattr(frame, "dtypes", None)
+        if dtypes is not None and hasattr(dtypes, "items") and hasattr(frame, "columns"):  # pandas
+            return [{"name": str(n), "type": str(t)} for n, t in dtypes.items()]
+    except Exception:  # noqa: BLE001 - the columns are evidence, never a failure of the run
+        return None
+    return None
+
+
 def _default_fingerprint(frame: Any) -> Any:
     from ubunye.hashing import fingerprint  # heavy: imported only when a frame is hashed
 
@@ -62,6 +82,7 @@ class StepHasher:
             storage_signature=event.storage_signature,
             options=getattr(event, "options", None),
             schema=getattr(event, "schema", None),
+            columns=getattr(event, "columns", None) or frame_columns(event.frame),
         )
         if event.fingerprint is not None:
             self._fill(step, event.fingerprint, None, event.hash_seconds)

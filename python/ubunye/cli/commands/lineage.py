@@ -232,13 +232,18 @@ def verify_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: bool,
 @task_options
 @click.option("--run-id", default=None, help="Only this run (default: every run of the selection).")
 @click.option("--namespace", default=None, help="The events' job namespace (default: ubunye).")
+@click.option("--hive-metastore", default=None, metavar="HOST:PORT",
+              help="Names Hive tables' datasets hive://HOST:PORT (default namespace: hive).")
+@click.option("--databricks-workspace", default=None, metavar="HOST",
+              help="Names Unity Catalog tables' datasets databricks://HOST (default namespace: databricks).")
 @click.option("--send", is_flag=True,
               help="Send the events: through openlineage-python's client and its configuration (openlineage.yml, "
                    "OPENLINEAGE_URL, OPENLINEAGE__TRANSPORT__*) when installed, else POST to OPENLINEAGE_URL.")
 @lineage_errors
 def openlineage_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: bool, usecase: Optional[str],
                         package: Optional[str], task: Optional[str], run_id: Optional[str],
-                        namespace: Optional[str], send: bool) -> None:
+                        namespace: Optional[str], hive_metastore: Optional[str],
+                        databricks_workspace: Optional[str], send: bool) -> None:
     """Stored runs as OpenLineage run events (each run's START and end event), one JSON per line.
 
     Relative local paths are named absolute against the usecase folder (-d). The events are
@@ -255,7 +260,8 @@ def openlineage_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: 
         if package is not None and usecase is None:
             fail("-p needs -u: a package is named by usecase/package")
         records = stored_runs(store, usecase=usecase, package=package, task=task)
-    events = to_openlineage_events(records, base=usecase_dir, namespace=namespace or NAMESPACE)
+    events = to_openlineage_events(records, base=usecase_dir, namespace=namespace or NAMESPACE,
+                                   hive_metastore=hive_metastore, databricks_workspace=databricks_workspace)
     url = os.environ.get(URL_ENV)
     sent = None
     if url or send:

@@ -201,6 +201,7 @@ def _check_names(usecase: str, package: str, tasks: Sequence[str], where: Option
 
 def run_tasks(usecase_dir: Path, usecase: str, package: str, names: Sequence[str], **options: Any) -> int:
     """Run tasks in order (stopping at the first failure); print one line each; the exit code.
+    Several tasks are one pipeline run, which each task's record names.
 
     SIGTERM and SIGINT end the running task's record as ``error`` ("stopped by signal 15 (SIGTERM)"),
     then the command exits 128 + the signal number (143, 130); the later tasks do not run."""
@@ -209,8 +210,14 @@ def run_tasks(usecase_dir: Path, usecase: str, package: str, names: Sequence[str
     quiet = _Reported()  # the recorder logs a record it could not write; here the line below says it
     recorder_log = logging.getLogger("ubunye.lineage")  # the recorder's logger
     recorder_log.addFilter(quiet)
+    from contextlib import nullcontext
+
+    from ubunye.lineage.context import pipeline_run
+
+    # several tasks are one pipeline run: each record names it (OpenLineage's parent run)
+    pipeline = pipeline_run(usecase, package) if len(names) > 1 else nullcontext()
     try:
-        with ending_signals():
+        with ending_signals(), pipeline:
             return _run_each(usecase_dir, usecase, package, names, options)
     except Stopped as exc:  # between tasks, or while the last record was being ended
         echo(f"FAIL {usecase}/{package}: {exc}", err=True)

@@ -1,0 +1,71 @@
+"""The OpenLineage Spark listener's own events carry ``ubunye_rows_v1``: with our listener
+extension (``scala/openlineage``, loaded by openlineage-spark through Java's service loader)
+the listener's COMPLETE event of a parquet write names the dataset as our events do and
+carries the data hash of our run record.
+
+The extension jar and the openlineage-spark jar it was built against are in
+``target/openlineage/`` (``scripts/sbt -DsparkVersion=4.1 openlineage/exportOpenLineage``);
+without them this test fails saying so.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+
+from ubunye.engine.execution import DEFAULT_LINEAGE_DIR
+from ubunye.lineage.openlineage import ROWS_V1_FACET, ROWS_V1_SCHEMA, run_events
+from ubunye.lineage.store import open_store
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))  # the official schemas, generated as the fast tests generate them
+import ol_schemas  # noqa: E402
+
+JARS = ROOT / "target" / "openlineage"
+
+
+def _jars() -> list[str]:
+    import pyspark
+
+    line = ".".join(pyspark.__version__.split(".")[:2])
+    ours = sorted(JARS.glob(f"ubunye-spark-openlineage_{line}_*.jar"))
+    listener = sorted(JARS.glob("openlineage-spark_*.jar"))
+    assert ours and listener, (f"no OpenLineage extension jar for Spark {line} in {JARS}: run "
+                               f"scripts/sbt -DsparkVersion={line} openlineage/exportOpenLineage")
+    return [str(ours[-1]), str(listener[-1])]
+
+
+def test_the_listeners_complete_event_carries_the_records_hash(tmp_path: Path) -> None:
+
+    events_file = tmp_path / "events.jsonl"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "python"), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, str(Path(__file__).with_name("ol_listener_run.py")), str(tmp_path),
+                           str(events_file), *_jars()], env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    (record,) = open_store(tmp_path, DEFAULT_LINEAGE_DIR).list_runs("shop", "daily", "totals")
+    (step,) = record.outputs
+    assert record.status == "success" and step.hash_pass == "same-pass" and step.data_hash
+    # the record holds the columns as Spark typed them; our events carry them as the schema facet
+    assert step.columns == [{"name": "id", "type": "int"}, {"name": "amount", "type": "int"}]
+    ours = run_events(record, base=tmp_path)
+    assert [ol_schemas.errors(e) for e in ours] == [[], []]
+    (our_output,) = ours[-1]["outputs"]
+    assert our_output["facets"]["schema"]["fields"] == step.columns
+
+    listener = [json.loads(line) for line in events_file.read_text().splitlines()]
+    carrying = [(e, d) for e in listener for d in e.get("outputs", [])
+                if ROWS_V1_FACET in d.get("outputFacets", {})]
+    assert carrying, [(e["eventType"], [d["name"] for d in e.get("outputs", [])]) for e in listener]
+    assert {e["eventType"] for e, _ in carrying} == {"COMPLETE"}
+    for event, dataset in carrying:
+        facet = dataset["outputFacets"][ROWS_V1_FACET]
+        assert (dataset["namespace"], dataset["name"]) == (our_output["namespace"], our_output["name"])
+        assert (facet["dataHash"], facet["schemaHash"], facet["rowCount"], facet["stepName"], facet["engine"]) == (
+            step.data_hash, step.schema_hash, step.row_count, step.name, step.hash_engine)
+        assert facet["_schemaURL"] == ROWS_V1_SCHEMA
+        validator = jsonschema.Draft202012Validator(ol_schemas.rows_v1_schema(), format_checker=ol_schemas.FORMAT_CHECKER)
+        assert [e.message for e in validator.iter_errors(facet)] == []
