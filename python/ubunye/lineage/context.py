@@ -18,8 +18,9 @@ from typing import Any, Iterator, Mapping, Optional
 
 def uuid7(millis: int, rest: int) -> str:
     """The UUIDv7 (RFC 9562) of a 48-bit millisecond time and 74 other bits (version and variant set)."""
-    value = (millis & (2**48 - 1)) << 80 | 0x7 << 76 | (rest >> 62 & 0xFFF) << 64 | 0b10 << 62 | (rest & (2**62 - 1))
-    return str(uuid.UUID(int=value))
+    from ubunye.lineage.store.runids import uuid7 as made
+
+    return made(millis, rest)
 
 
 @dataclass(frozen=True)

@@ -23,11 +23,13 @@ def new_run_id() -> str:
     return str(uuid.uuid4())
 
 
-def uuid7(millis: Optional[int] = None) -> str:
-    """A UUID7 made now, or at ``millis`` (Unix milliseconds): its text sorts by that time."""
+def uuid7(millis: Optional[int] = None, rest: Optional[int] = None) -> str:
+    """A UUID7 (RFC 9562) made now, or at ``millis`` (Unix milliseconds): its text sorts by that
+    time. Its other 74 bits are ``rest`` (so the same inputs give the same id: OpenLineage's run
+    ids of a record), else random."""
     ms = time.time_ns() // 1_000_000 if millis is None else millis
-    rand = int.from_bytes(os.urandom(10), "big")
-    value = (ms & (2**48 - 1)) << 80 | 0x7 << 76 | (rand >> 62 & 0xFFF) << 64 | 0b10 << 62 | rand & (2**62 - 1)
+    bits = int.from_bytes(os.urandom(10), "big") if rest is None else rest
+    value = (ms & (2**48 - 1)) << 80 | 0x7 << 76 | (bits >> 62 & 0xFFF) << 64 | 0b10 << 62 | bits & (2**62 - 1)
     return str(uuid.UUID(int=value))
 
 
