@@ -32,7 +32,7 @@ from ubunye.io import csv_datetime as dates
 from ubunye.io.csv_infer import INT32, INT64, Inferrer, Type, big_decimal, java_double, java_int
 from ubunye.io.csv_options import FOLLOWED, NUL, CsvOptions, parse
 from ubunye.io.java_text import java_decode
-from ubunye.io.univocity import CsvTokenizer
+from ubunye.io.univocity import CsvTokenizer, UnivocityError
 from ubunye.io.options import UnsupportedOption
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -198,7 +198,10 @@ def read_csv(paths: list[Path], options: Optional[Mapping[str, str]] = None,
     files = []
     for path in paths:
         # Spark splits a file into byte ranges: a file of no bytes is never read
-        recs = list(records(_read_text(path, o), o)) if path.stat().st_size else []
+        try:
+            recs = list(records(_read_text(path, o), o)) if path.stat().st_size else []
+        except UnivocityError as exc:
+            raise UnivocityError(f"{path.name}: {exc}") from None
         files.append((path, recs[0][1] if o.header and recs else None, recs[1:] if o.header else recs))
     # Spark reads the largest file first: its first record is the header (or gives the width)
     first = next((f for f in sorted(files, key=lambda f: -f[0].stat().st_size) if f[1] or f[2]), None)
