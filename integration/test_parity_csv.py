@@ -197,6 +197,8 @@ QUOTE_CASES: dict[str, Case] = {
     "unescaped-quotes-kept": _c('a,b\n"x" y,"p"q"r"\n'),
     "stray-quote-after-escape-reads-past-the-delimiter": _c('a,b\n"a"\\b",x\n"a"\\' + 'b"' * 300 + ',x\n'),
     "ignoreTrailingWhiteSpace-blank-first-value": _c("a,b\n   ,x\n", ignoreTrailingWhiteSpace="true"),
+    "fuzz-csvopts-ignoreTrailingWhiteSpace-whitespace-header": _c('"\t",a\n1,2\n', ignoreTrailingWhiteSpace="true"),
+    "ignoreTrailingWhiteSpace-clashing-whitespace-header": _c('"\t","\t "\n1,2\n', ignoreTrailingWhiteSpace="true"),
 }
 
 # Cases Spark 3.5 reads differently from Spark 4.x (the pandas reader follows 4.x), and why.
@@ -236,7 +238,8 @@ def _write(tmp_path: Path, content: Any) -> Path:
 # Cases Spark refuses, and the pandas reader too (in one line of its own); every other case must
 # agree, so a reader that refuses everything fails (integration/parity.py).
 BOTH_REFUSE = {"charset-cp1252", "enforceSchema-false-orders", "enforceSchema-false-schema", "lineSep-empty",
-               "lineSep-three-chars", "ignoreTrailingWhiteSpace-blank-first-value", "mode-failfast-short", "mode-failfast-value", "quote-two-chars",
+               "lineSep-three-chars", "ignoreTrailingWhiteSpace-blank-first-value",
+               "fuzz-csvopts-ignoreTrailingWhiteSpace-whitespace-header", "mode-failfast-short", "mode-failfast-value", "quote-two-chars",
                "schema-array-refused"}
 
 

@@ -92,3 +92,16 @@ def test_stray_quotes_after_an_escape_nest_up_to_a_limit(tmp_path: Path) -> None
     assert rows(tmp_path, text, "a STRING, b STRING") == [('a"\\' + 'b"' * (MAX_NESTING - 1) + "bx", None)]
     with pytest.raises(UnreadablePath, match="more than 5,000 stray quotes"):
         rows(tmp_path, '"a"\\' + 'b"' * (MAX_NESTING + 1) + ",x\n", "a STRING, b STRING")
+
+
+def test_a_first_record_value_of_whitespace_only_is_refused_when_trailing_whitespace_is_trimmed(
+        tmp_path: Path) -> None:
+    # univocity trims the first record's values as header names (ArgumentUtils.trim reads before the start)
+    with pytest.raises(UnreadablePath, match="first record has a value of whitespace only"):
+        rows(tmp_path, '"\t",a\n', "a STRING, b STRING", ignoreTrailingWhiteSpace="true")
+    with pytest.raises(UnreadablePath, match="first record has a value of whitespace only"):
+        rows(tmp_path, "x||\t", "a STRING, b STRING", sep="||", multiLine="true", ignoreTrailingWhiteSpace="true")
+    # names that clash once trimmed and lower-cased are literals, left untrimmed: read
+    assert rows(tmp_path, '"\t","\t "\n', "a STRING, b STRING", ignoreTrailingWhiteSpace="true") == [("\t", "\t ")]
+    assert rows(tmp_path, "||\t", "a STRING, b STRING", sep="||", multiLine="true",
+                ignoreTrailingWhiteSpace="true") == [(None, "\t")]

@@ -31,7 +31,7 @@ from __future__ import annotations
 import sys
 from typing import Callable, Iterator, Optional
 
-from ubunye.io.univocity_input import NL, NUL, Appender, CharInput, EndOfInput, UnivocityError
+from ubunye.io.univocity_input import NL, NUL, WHITESPACE, Appender, CharInput, EndOfInput, UnivocityError
 
 __all__ = ["CsvTokenizer", "UnivocityError"]
 
@@ -69,6 +69,7 @@ class CsvTokenizer:
         self.unescaped = False
         self.match = 0
         self.depth = 0
+        self.first_row_seen = False
         self.input: Optional[CharInput] = None
         self.stopped = False
 
@@ -80,7 +81,7 @@ class CsvTokenizer:
             return None
         if self.input is None or self.stopped:
             self.input = CharInput(line, self.line_sep or NL, self.nl)
-            self.values, self.stopped = [], False
+            self.values, self.stopped, self.first_row_seen = [], False, False
         else:
             self.input.reload(line)
         return self._guard(lambda: self._next_record(one_line=True))
@@ -153,7 +154,33 @@ class CsvTokenizer:
         if not self.values:
             return None  # an empty line (skipEmptyLines)
         row, self.values = self.values, []
+        if not self.first_row_seen:
+            self.first_row_seen = True
+            self._first_row_as_headers(row)
         return row
+
+    def _first_row_as_headers(self, row: list[str]) -> None:
+        """``ParserOutput.initializeHeaders``: the first record's values, trimmed as header names.
+
+        With ``ignoreTrailingWhiteSpace`` alone, ``ArgumentUtils.trim`` of a value made only of
+        whitespace reads before its start (Spark's read fails); values whose names clash
+        (``NormalizedString``: trimmed, lower-cased) or quoted in ``'`` are literals, not trimmed.
+        """
+        if not self.ignore_trailing or self.ignore_leading:
+            return
+        literal = [False] * len(row)
+        seen: dict[str, tuple[str, int]] = {}
+        for i, value in enumerate(row):
+            trimmed = value.strip(WHITESPACE)
+            if len(trimmed) > 2 and trimmed[0] == trimmed[-1] == "'":
+                literal[i] = True
+            elif trimmed.lower() in seen and seen[trimmed.lower()][0] != value:
+                literal[i] = literal[seen[trimmed.lower()][1]] = True
+            else:
+                seen[trimmed.lower()] = (value, i)
+        if any(value and not literal[i] and not value.strip(WHITESPACE) for i, value in enumerate(row)):
+            raise UnivocityError("the first record has a value of whitespace only, which univocity trims past "
+                                 "its start (ignoreTrailingWhiteSpace)")
 
     def _add(self, value: str) -> None:
         if len(self.values) >= MAX_COLUMNS:
@@ -458,7 +485,7 @@ class CsvTokenizer:
     def records(self, text: str) -> Iterator[tuple[int, list[str]]]:
         """``(line number, values)`` of every record of a whole text (``multiLine``)."""
         self.input = CharInput(text, None if self.detect else (self.line_sep or NL), self.nl)
-        self.values, self.stopped = [], False
+        self.values, self.stopped, self.first_row_seen = [], False, False
         self.appender.reset()
         while not self.stopped:
             number = self.input.line_count + 1

@@ -12,6 +12,7 @@ from typing import Optional
 
 NUL = "\u0000"
 NL = "\n"  # the normalized line separator unless lineSep is one character
+WHITESPACE = "".join(chr(c) for c in range(33))  # what Java's String.trim() and univocity skip
 
 
 class UnivocityError(ValueError):
