@@ -9,6 +9,9 @@ in one Spark job. A case is fully determined by ``(generator, seed, index)``.
   CR, LF and letters, read with every ``quote`` x ``escape`` x ``multiLine`` x
   ``header`` combination (36 option sets), into ten string columns (the parser,
   not type inference, is under test).
+- :func:`csv_options`: the same kind of text (with ``|``, ``;`` and ``#``) under the other
+  settings Spark gives univocity: ``ignoreLeadingWhiteSpace`` x ``ignoreTrailingWhiteSpace``,
+  ``comment``, ``nullValue``/``emptyValue``, a two-character ``sep``, ``lineSep``.
 - :func:`json_lines`: JSON records with numbers in every spelling Jackson accepts
   or refuses (``NaN``, ``+INF``, ``-Infinity``, leading zeros, ``.5``, ``1.``, hex,
   signs), nested values, comments, single-quoted strings, unquoted names, bad
@@ -60,6 +63,32 @@ def csv_text(seed: int, count: int) -> Iterator[FuzzCase]:
             weights[-4] = 1
         text = "".join(rng.choices(_CSV_ALPHABET, weights, k=rng.randint(0, 48)))
         yield FuzzCase(f"csv:{seed}:{index}", text.encode("utf-8"), options, CSV_SCHEMA)
+
+
+# ---- CSV text under the other univocity settings Spark sets ----------------------------
+
+_WHITESPACE = [(("ignoreLeadingWhiteSpace", lead), ("ignoreTrailingWhiteSpace", trail))
+               for lead, trail in itertools.product(("false", "true"), repeat=2)]
+_EXTRAS = [(), (("comment", "#"),), (("nullValue", "a"), ("emptyValue", "b"))]
+CSV_MORE_OPTION_SETS = [
+    (("sep", sep), ("multiLine", m), *ws, *extra)
+    for sep, m, ws, extra in itertools.product((",", "||"), ("false", "true"), _WHITESPACE, _EXTRAS)
+] + [(("sep", sep), ("lineSep", ";"), ("multiLine", m)) for sep in (",", "||") for m in ("false", "true")]
+_CSV_MORE_ALPHABET = ['"', "\\", ",", "|", ";", "#", " ", "\t", "\r", "\n", "a", "b", "1"]
+
+
+def csv_options(seed: int, count: int) -> Iterator[FuzzCase]:
+    """Text over quote, escape, both separators, ``;``, ``#``, whitespace and letters, read with
+    ``ignoreLeading/TrailingWhiteSpace``, ``comment``, ``nullValue``/``emptyValue``, a
+    two-character ``sep`` and ``lineSep`` (52 option sets), ten string columns."""
+    for index in range(count):
+        rng = random.Random(f"csvopts:{seed}:{index}")
+        options = CSV_MORE_OPTION_SETS[index % len(CSV_MORE_OPTION_SETS)]
+        weights = [rng.randint(0, 4) for _ in _CSV_MORE_ALPHABET]
+        if not any(weights[-3:]):
+            weights[-3] = 1
+        text = "".join(rng.choices(_CSV_MORE_ALPHABET, weights, k=rng.randint(0, 48)))
+        yield FuzzCase(f"csvopts:{seed}:{index}", text.encode("utf-8"), options, CSV_SCHEMA)
 
 
 # ---- JSON lines ----------------------------------------------------------------------
@@ -142,4 +171,5 @@ def utf8_bytes(seed: int, count: int) -> Iterator[FuzzCase]:
         yield FuzzCase(f"utf8:{seed}:{index}", b"\n".join(lines) + b"\n", options, CSV_SCHEMA)
 
 
-GENERATORS = {"csv": (csv_text, "csv"), "json": (json_lines, "json"), "utf8": (utf8_bytes, "csv")}
+GENERATORS = {"csv": (csv_text, "csv"), "csvopts": (csv_options, "csv"), "json": (json_lines, "json"),
+              "utf8": (utf8_bytes, "csv")}

@@ -12,7 +12,9 @@ the folder reads the same: each row carries its case's file name. When they
 differ, both tables are split by file and compared row by row to name the cases
 that differ (rows collected to Python, NaN equal to NaN).
 
-A generated case is a file of its own in a folder, so it reads exactly as a lone file
+When Spark refuses a folder (a case univocity fails on), each of its cases is read alone:
+a case both readers refuse agrees, one only one refuses differs, the others are compared
+as above. A generated case is a file of its own in a folder, so it reads exactly as a lone file
 would for csv with an explicit schema (every file's first record is its header with
 ``header=true``). For json with inference the folder's schema is the union of the
 cases' fields; field names carry the case number, so no two cases share a column
@@ -114,13 +116,13 @@ def run_group(spark: Any, folder: Path, fmt: str, cases: list[FuzzCase]) -> list
     try:
         frame = _spark_table(spark, folder, fmt, options, schema)
         left = _hash(frame)
-    except Exception as exc:  # noqa: BLE001 - a refusal of the whole folder is a difference to look at
-        return [f"{fmt} {options}: Spark refused the folder: {_one_line(exc)}"]
+    except Exception:  # noqa: BLE001 - some case Spark refuses: each case read alone
+        return _one_by_one(spark, folder, fmt, by_file)
     try:
         table = _pandas_table(folder, fmt, options, schema)
         right = _hash(table)
     except Exception as exc:  # noqa: BLE001
-        return [f"{fmt} {options}: pandas refused the folder: {_one_line(exc)}"]
+        return [f"{fmt} {options}: pandas refused the folder Spark read: {_one_line(exc)}"]
     if (left.schema_hash, left.row_count, left.data_hash) == (right.schema_hash, right.row_count, right.data_hash):
         return []
     if left.schema_hash != right.schema_hash:
@@ -130,6 +132,31 @@ def run_group(spark: Any, folder: Path, fmt: str, cases: list[FuzzCase]) -> list
                 f"spark {frame.schema.simpleString()}, pandas {table.schema}".replace("\n", "; "))
         return [head[:2000]] + _split_differences(frame, table, by_file)[:20]
     return _split_differences(frame, table, by_file) or [f"{fmt} {options}: digests differ, no case found"]
+
+
+def _one_by_one(spark: Any, folder: Path, fmt: str, by_file: dict[str, FuzzCase]) -> list[str]:
+    """Spark refused the folder: each case in a folder of its own; both refusing it agree."""
+    from parity import _one_line
+
+    found = []
+    for name, case in by_file.items():
+        alone = folder / f"alone-{Path(name).stem}"
+        alone.mkdir()
+        (folder / name).rename(alone / name)
+        refused = []
+        for side in ("Spark", "pandas"):
+            try:
+                if side == "Spark":
+                    _spark_table(spark, alone, fmt, dict(case.options), case.schema).collect()
+                else:
+                    _pandas_table(alone, fmt, dict(case.options), case.schema)
+            except Exception as exc:  # noqa: BLE001 - a refusal is an outcome
+                refused.append(f"{side}: {_one_line(exc)[:300]}")
+        if len(refused) == 1:
+            found.append(f"{case.name}: only {refused[0]}; input {case.data!r}")
+        elif not refused:
+            found += run_group(spark, folder / f"read-{Path(name).stem}", fmt, [case])
+    return found
 
 
 def run(spark: Any, root: Path, fmt: str, cases: Iterable[FuzzCase]) -> tuple[int, list[str]]:

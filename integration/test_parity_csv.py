@@ -168,6 +168,39 @@ INFERENCE_CASES: dict[str, Case] = {
     "empty-part-file": _c({"p0.csv": "", "p1.csv": "a\n1\n"}),
 }
 
+# univocity's quote handling as Spark configures it (python/ubunye/io/univocity.py), each case
+# a difference the csv fuzz found (integration/test_parity_fuzz.py, seed 0) or a rule read in its source.
+QUOTE_CASES: dict[str, Case] = {
+    "fuzz-csv-lone-quote-ends-line": _c('a1a1\t\\\\ba\t"\\11,\rb,"', header="false"),
+    "fuzz-csv-lone-quote-line-escape-is-quote": _c('"\r\r"" \rbx \rb"b\txx\nbb\\x', escape='"', header="false"),
+    "fuzz-csv-doubled-quotes-no-escape": _c(' "1,\'\n"""""\t\\\n', escape=""),
+    "fuzz-csv-quoted-value-escape-is-other-quote": _c("\n\t,',\\a'',\\\\,'\tb\naaa\\11 '   ',,a1'bbb ",
+                                                      quote="'", escape='"', header="false"),
+    "fuzz-csv-multiLine-cr-lines-lf-is-text": _c('b\r"\r"  \t\r"\'\'\ra\'\n\t\r\n\'\n\'\'b"\n\r', quote="",
+                                                 escape='"', multiLine="true", header="false"),
+    "fuzz-csv-multiLine-unclosed-quote-runs-to-end": _c('\t\'b\n ,"\'\tb,\n,\t,b\'a\t\'\n\n,bba\'\na\taa\tb ""\nb',
+                                                        escape="", multiLine="true", header="false"),
+    "fuzz-csv-multiLine-lone-quote-ends-file": _c(',b\n\\",b\nbb\n,,\tb \n,"\\ ,, \n\\,,\'', quote="'",
+                                                  multiLine="true"),
+    "fuzz-csv-multiLine-cr-doubled-quotes-unquoted": _c('\r1""\tb\n\n1""x\tb,\' ,\t1b', escape='"',
+                                                        multiLine="true", header="false"),
+    "fuzz-csv-multiLine-escapes-across-lines": _c('"\\,\nx\\","\n\n\n\\,"b"\\\\\n""a""\nb"\n,x",\nxxx,"\na\\\nxb"\na',
+                                                  multiLine="true", header="false"),
+    "fuzz-csv-multiLine-cr-no-escape": _c('\'\\\t\\11\r\ra\'\'\ra"\t\t "\\\r\'"\'\r\\\'\\\raa\r\',\t "\t\\\',"\r"\'\'1\'\'',
+                                          quote="'", escape="", multiLine="true", header="false"),
+    "fuzz-csv-empty-file-no-quote-multiLine": _c("", "a STRING", quote="", multiLine="true"),
+    "multiLine-short-text-ending-in-cr": _c("a\r", multiLine="true", header="false"),
+    "multiLine-text-ending-in-cr": _c("a,b\r1,2\r", multiLine="true"),
+    "lineSep-one-char-is-the-newline": _c('a;"x\r\ny"\nz;', lineSep=";"),
+    "lineSep-one-char-is-the-newline-multiLine": _c('a;"x\ny";z;', lineSep=";", multiLine="true"),
+    "sep-two-chars-partial-matches": _c('a||b\nx|||y||z|\nx||"b"|c||d\n', sep="||"),
+    "unescaped-quotes-kept": _c('a,b\n"x" y,"p"q"r"\n'),
+    "stray-quote-after-escape-reads-past-the-delimiter": _c('a,b\n"a"\\b",x\n"a"\\' + 'b"' * 300 + ',x\n'),
+    "ignoreTrailingWhiteSpace-blank-first-value": _c("a,b\n   ,x\n", ignoreTrailingWhiteSpace="true"),
+    "fuzz-csvopts-ignoreTrailingWhiteSpace-whitespace-header": _c('"\t",a\n1,2\n', ignoreTrailingWhiteSpace="true"),
+    "ignoreTrailingWhiteSpace-clashing-whitespace-header": _c('"\t","\t "\n1,2\n', ignoreTrailingWhiteSpace="true"),
+}
+
 # Cases Spark 3.5 reads differently from Spark 4.x (the pandas reader follows 4.x), and why.
 # Spark reads these and the pandas reader refuses them (a difference, counted as one):
 # case -> the words of the pandas reader's refusal.
@@ -205,7 +238,8 @@ def _write(tmp_path: Path, content: Any) -> Path:
 # Cases Spark refuses, and the pandas reader too (in one line of its own); every other case must
 # agree, so a reader that refuses everything fails (integration/parity.py).
 BOTH_REFUSE = {"charset-cp1252", "enforceSchema-false-orders", "enforceSchema-false-schema", "lineSep-empty",
-               "lineSep-three-chars", "mode-failfast-short", "mode-failfast-value", "quote-two-chars",
+               "lineSep-three-chars", "ignoreTrailingWhiteSpace-blank-first-value",
+               "fuzz-csvopts-ignoreTrailingWhiteSpace-whitespace-header", "mode-failfast-short", "mode-failfast-value", "quote-two-chars",
                "schema-array-refused"}
 
 
@@ -224,6 +258,13 @@ def test_option(spark: Any, tmp_path: Path, name: str) -> None:
 def test_inference(spark: Any, tmp_path: Path, name: str) -> None:
     content, options, schema = INFERENCE_CASES[name]
     outcome = check(spark, _write(tmp_path, content), "csv", options, schema, case=f"csv-infer:{name}")
+    _assert(spark, name, outcome)
+
+
+@pytest.mark.parametrize("name", sorted(QUOTE_CASES))
+def test_quotes(spark: Any, tmp_path: Path, name: str) -> None:
+    content, options, schema = QUOTE_CASES[name]
+    outcome = check(spark, _write(tmp_path, content), "csv", options, schema, case=f"csv-quotes:{name}")
     _assert(spark, name, outcome)
 
 
@@ -280,4 +321,4 @@ def test_random_csv(spark: Any, tmp_path: Path, seed: int) -> None:
 
 
 def test_the_both_refuse_list_names_cases_of_this_suite() -> None:
-    assert BOTH_REFUSE <= set(OPTION_CASES) | set(INFERENCE_CASES)
+    assert BOTH_REFUSE <= set(OPTION_CASES) | set(INFERENCE_CASES) | set(QUOTE_CASES)

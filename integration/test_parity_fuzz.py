@@ -19,10 +19,7 @@ from fuzz_cases import GENERATORS
 from fuzz_run import fuzz_count, run
 
 SEED = 0
-OPEN: dict[str, str] = {
-    "csv": "117 of 1,000 cases differ on Spark 4.1 (univocity's handling of unbalanced quotes, a lone quote, "
-           "escapes before doubled quotes, unclosed quotes with multiLine): docs/pandas-reads.md, open",
-}
+OPEN: dict[str, str] = {}
 
 # Spark 3.5 only (its own reading, which Spark 4 changed; docs/pandas-reads.md's 3.5 list).
 SPARK35_OPEN: dict[str, str] = {

@@ -32,6 +32,7 @@ from ubunye.io import csv_datetime as dates
 from ubunye.io.csv_infer import INT32, INT64, Inferrer, Type, big_decimal, java_double, java_int
 from ubunye.io.csv_options import FOLLOWED, NUL, CsvOptions, parse
 from ubunye.io.java_text import java_decode
+from ubunye.io.univocity import CsvTokenizer, UnivocityError
 from ubunye.io.options import UnsupportedOption
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -47,106 +48,36 @@ class Malformed(ValueError):
     """A malformed record read with ``mode=FAILFAST`` (names the file and line)."""
 
 
+def tokenizer(o: CsvOptions) -> CsvTokenizer:
+    """univocity's parser with Spark's settings for these options (:mod:`.univocity`)."""
+    return CsvTokenizer(sep=o.sep, quote=o.quote, escape=o.escape,
+                        comment=None if o.comment == NUL else o.comment, line_sep=o.line_sep,
+                        multi_line=o.multi_line, ignore_leading=o.ignore_leading,
+                        ignore_trailing=o.ignore_trailing, null_value=o.null_value, empty_value=o.empty_value)
+
+
 def split_record(line: str, sep: str = ",", quote: str = '"', escape: str = "\\",
                  o: Optional[CsvOptions] = None) -> list[Optional[str]]:
-    """Fields of one CSV record; None for an empty unquoted field, ``emptyValue`` for ``""``."""
-    fields, _ = _scan(line, 0, o or CsvOptions(sep=sep, quote=quote, escape=escape), multi=False)
-    return fields
+    """Fields of one CSV line as Spark reads it; None for an empty (or ``nullValue``) field."""
+    o = o or CsvOptions(sep=sep, quote=quote, escape=escape)
+    return [None if f == o.null_value else f for f in tokenizer(o).parse_line(line) or []]
 
 
-def _scan(text: str, i: int, o: CsvOptions, multi: bool) -> tuple[list[Optional[str]], int]:
-    """The fields of the record starting at ``text[i]`` and the index after it.
+def records(text: str, o: CsvOptions) -> Iterator[tuple[int, list[str]]]:
+    """``(line number, values)`` of each record of a file's text, as Spark's reader gives them.
 
-    With ``multi`` the record ends at a line break outside quotes; otherwise ``text`` is one line.
+    Line by line (Hadoop's line reader: ``\\n``, ``\\r``, ``\\r\\n`` or ``lineSep``), blank and
+    comment lines skipped, each line parsed by one tokenizer kept for the file; with
+    ``multiLine`` the whole text is parsed. A line univocity makes no record of is ``[]``.
     """
-    sep, quote, escape = o.sep, o.quote, o.escape
-    n = len(text)
-    fields: list[Optional[str]] = []
-    ends = (o.line_sep or "\n") if multi else ""
-    while True:
-        if o.ignore_leading:
-            while i < n and text[i] <= " " and not _at(text, i, ends) and not text.startswith(sep, i):
-                i += 1
-        if i < n and text[i] == quote and quote != NUL:
-            j, buf, value = i + 1, [], None
-            while j < n:
-                c = text[j]
-                if c == escape and j + 1 < n and text[j + 1] in (quote, escape):
-                    buf.append(text[j + 1])
-                    j += 2
-                    continue
-                if c == quote:
-                    k = j + 1  # whitespace after a closing quote is skipped
-                    while k < n and text[k] <= " " and text[k] not in "\r\n" and not text.startswith(sep, k):
-                        k += 1
-                    if k == n or text.startswith(sep, k) or _at(text, k, ends):
-                        value, j = "".join(buf), k
-                    else:  # an unescaped quote: the raw text up to the separator
-                        end = _field_end(text, j, sep, ends)
-                        value, j = text[i:end], end
-                    break
-                buf.append(c)
-                j += 1
-            if value is None:  # no closing quote before the end
-                value = "".join(buf)
-            fields.append(value if value != "" else o.empty_value)
-            i = j
-        else:
-            end = _field_end(text, i, sep, ends)
-            raw = text[i:end]
-            if o.ignore_trailing:
-                raw = raw.rstrip(_WS)
-            fields.append(raw if raw != "" else None)
-            i = end
-        if i >= n or _at(text, i, ends):
-            return fields, i
-        i += len(sep)
-        if i == n or _at(text, i, ends):
-            fields.append(None)
-            return fields, i
-
-
-def _at(text: str, i: int, ends: str) -> bool:
-    return bool(ends) and text.startswith(ends, i)
-
-
-def _field_end(text: str, i: int, sep: str, ends: str) -> int:
-    end = text.find(sep, i)
-    end = len(text) if end < 0 else end
-    if ends:
-        k = text.find(ends, i, end)
-        end = k if k >= 0 else end
-    return end
-
-
-def records(text: str, o: CsvOptions) -> Iterator[tuple[int, list[Optional[str]]]]:
-    """``(line number, fields)`` of each record of a file's text (blank and comment lines skipped)."""
-    if not o.multi_line:
-        lines = text.split(o.line_sep) if o.line_sep else _lines(text)
-        for number, line in enumerate(lines, 1):
-            if line.strip(_WS) and not (o.comment != NUL and line.startswith(o.comment)):
-                yield number, split_record(line, o=o)
+    parser = tokenizer(o)
+    if o.multi_line:
+        yield from parser.records(text)
         return
-    if not o.line_sep:  # univocity: the first line break found ends records, read as \n
-        first = next((k for k, c in enumerate(text) if c in "\r\n"), None)
-        if first is not None and text[first] == "\r":
-            text = text.replace("\r\n" if text.startswith("\r\n", first) else "\r", "\n")
-    i, n, number = 0, len(text), 1
-    ends = o.line_sep or "\n"
-    while i < n:
-        if text.startswith(ends, i):
-            number += 1
-            i += len(ends)
-            continue
-        if o.comment != NUL and text[i] == o.comment:
-            end = text.find(ends, i)
-            i = n if end < 0 else end
-            continue
-        start = number
-        fields, j = _scan(text, i, o, multi=True)
-        number += text.count(ends, i, j)
-        i = j
-        yield start, fields
+    lines = text.split(o.line_sep) if o.line_sep else _lines(text)
+    for number, line in enumerate(lines, 1):
+        if line.strip(_WS) and not (o.comment != NUL and line.startswith(o.comment)):
+            yield number, parser.parse_line(line) or []
 
 
 def infer_value(type_so_far: Optional[Type], v: str) -> Optional[Type]:
@@ -266,7 +197,11 @@ def read_csv(paths: list[Path], options: Optional[Mapping[str, str]] = None,
     o = parse(options or {})
     files = []
     for path in paths:
-        recs = list(records(_read_text(path, o), o))
+        # Spark splits a file into byte ranges: a file of no bytes is never read
+        try:
+            recs = list(records(_read_text(path, o), o)) if path.stat().st_size else []
+        except UnivocityError as exc:
+            raise UnivocityError(f"{path.name}: {exc}") from None
         files.append((path, recs[0][1] if o.header and recs else None, recs[1:] if o.header else recs))
     # Spark reads the largest file first: its first record is the header (or gives the width)
     first = next((f for f in sorted(files, key=lambda f: -f[0].stat().st_size) if f[1] or f[2]), None)
