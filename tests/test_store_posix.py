@@ -31,7 +31,7 @@ def test_a_stored_object_is_readable_by_others_and_written_once(tmp_path: Path, 
     path = tmp_path / "store" / "shop" / "run.json"
     assert path.read_bytes() == b"{}" and _mode(path) == 0o644  # not mkstemp's 0600: records are shared
     assert refused.value.errno == errno.EEXIST and refused.value.filename == str(path)
-    assert "written once" in str(refused.value)
+    assert refused.value.strerror == "already stored (records are written once)"
     assert os.listdir(path.parent) == ["run.json"]
 
 
@@ -70,6 +70,25 @@ def test_a_missing_object_is_not_found(tmp_path: Path) -> None:
         PosixBlobs(tmp_path).get("shop/none.json")
     assert isinstance(missing.value, FileNotFoundError) and missing.value.errno == errno.ENOENT
     assert missing.value.filename == str(tmp_path / "shop" / "none.json")
+    assert missing.value.strerror == "no such record"
+
+
+def test_the_temp_file_is_a_dot_file_beside_the_object(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Left behind by a crash, it is a hidden ``.tmp`` in the same folder (readers pass over it, and
+    the link stays on one file system)."""
+    linked: list[tuple[str, str]] = []
+    real = os.link
+
+    def link(src: str, dst: str) -> None:
+        linked.append((str(src), str(dst)))
+        real(src, dst)
+    monkeypatch.setattr(os, "link", link)
+    PosixBlobs(tmp_path).put_new("shop/run-1.json", b"{}")
+    ((temp, final),) = linked
+    assert final == str(tmp_path / "shop" / "run-1.json")
+    assert os.path.dirname(temp) == str(tmp_path / "shop")
+    name = os.path.basename(temp)
+    assert name.startswith(".run-1.") and name.endswith(".tmp")
 
 
 def test_listing_one_level(tmp_path: Path) -> None:
