@@ -125,7 +125,7 @@ def test_exact_texts_of_paths_tables_and_refusals(tmp_path: Path) -> None:
     assert local_path("file://") == "/"
     assert str(parse(str(tmp_path / "a"), base="/")) == str(tmp_path.resolve() / "a")
     assert table(" `Main` . Shop.`People` ") == Location("table", "", "main.shop.people")
-    assert str(table("Main.Shop.People")) == "main.shop.people"
+    assert str(table("Main.Shop.People")) == "main.shop.people" and str(table("Xs.`Tx`")) == "xs.tx"
     assert table("shop.people").contains(table("main.shop.people"))
     assert parse("/data/X", base="/").contains(parse("/data/X/y", base="/"))
     assert not parse("/data/X", base="/").contains(parse("/data/Y", base="/"))
