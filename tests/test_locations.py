@@ -97,3 +97,41 @@ def test_the_report_joins_a_file_url_and_its_plain_path() -> None:
 
     assert key("file:///data/out/") == key("/data/out") == key("/data/x/../out")
     assert key("s3a://b/k/") == "s3a://b/k"
+
+
+@pytest.mark.parametrize("text, scheme, authority, path", [
+    ("s3a://AKIA:wJalr/XUt@Bucket/in/", "s3", "bucket", "/in"),  # a secret key with "/": userinfo dropped
+    ("s3a://AKIA:p@s/s@bucket/in", "s3", "bucket", "/in"),  # ... with "@" and "/"
+    ("s3://bucket/key@2024", "s3", "bucket", "/key@2024"),  # an "@" in a path is a path
+    ("hdfs://NN:8020/a@b", "hdfs", "nn:8020", "/a@b"),  # host:port, not user:password
+    ("hdfs://nn:8020/a/b:x@y", "hdfs", "nn:8020", "/a/b:x@y"),
+    ("hdfs://u@nn:8020/a@b", "hdfs", "nn:8020", "/a@b"),
+    ("s3://b/in?versionId=1?x#frag#more", "s3", "b", "/in"),
+    ("s3://b/in#frag#more", "s3", "b", "/in"),
+    ("s3://b/Xin", "s3", "b", "/Xin"),
+    ("dbfs:/Volumes/a/b", "dbfs", "", "/Volumes/a/b"),
+    ("gs://b//a/../x/", "gcs", "b", "/x"),
+    ("wasbs://c@acct.blob.core.windows.net/x", "wasb", "acct.blob.core.windows.net", "/x"),
+    ("s3://b/in/2024-*/x*.csv", "s3", "b", "/in"),
+])
+def test_urls_parse_to_scheme_authority_and_path(text: str, scheme: str, authority: str, path: str) -> None:
+    where = parse(text, base="/")
+    assert where == Location(scheme, authority, path)
+    assert str(where) == (f"{scheme}://{authority}{path}" if authority else f"{scheme}://{path}")
+
+
+def test_exact_texts_of_paths_tables_and_refusals(tmp_path: Path) -> None:
+    assert static_prefix("/data/2024-*/x*.csv") == "/data"
+    assert local_path("file://") == "/"
+    assert str(parse(str(tmp_path / "a"), base="/")) == str(tmp_path.resolve() / "a")
+    assert table(" `Main` . Shop.`People` ") == Location("table", "", "main.shop.people")
+    assert str(table("Main.Shop.People")) == "main.shop.people" and str(table("Xs.`Tx`")) == "xs.tx"
+    assert table("shop.people").contains(table("main.shop.people"))
+    assert parse("/data/X", base="/").contains(parse("/data/X/y", base="/"))
+    assert not parse("/data/X", base="/").contains(parse("/data/Y", base="/"))
+    for refused, message in ((lambda: parse(" ", base="/"), "empty location"),
+                             (lambda: parse(None, base="/"), "empty location"),
+                             (lambda: table(""), "empty table name")):
+        with pytest.raises(EmptyLocation) as empty:
+            refused()
+        assert str(empty.value) == message
