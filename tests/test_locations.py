@@ -135,3 +135,14 @@ def test_exact_texts_of_paths_tables_and_refusals(tmp_path: Path) -> None:
         with pytest.raises(EmptyLocation) as empty:
             refused()
         assert str(empty.value) == message
+
+
+def test_a_relative_glob_names_the_folder_it_reads_from_under_the_base(tmp_path) -> None:
+    from ubunye.locations import parse
+
+    base = tmp_path / "uc"
+    (base / "data").mkdir(parents=True)
+    assert parse("*.csv", base=base).path == str(base.resolve())  # was "/": every output overlapped it
+    assert parse("data*/x.csv", base=base).path == str(base.resolve())
+    assert parse("data/2024-*/x.csv", base=base).path == str((base / "data").resolve())
+    assert parse("/abs/*.csv", base=base).path == "/abs"

@@ -113,7 +113,7 @@ def parse(text: str, *, base: Union[str, Path]) -> Location:
     if local is not None:
         if not local.strip():
             raise EmptyLocation("empty location")
-        full = absolute(static_prefix(local), base)
+        full = static_prefix(absolute(local, base))  # made absolute first: a relative glob reads from base
         return Location("file", "", os.path.realpath(full))
     scheme, _, rest = text.partition(":")
     scheme = _SAME_STORE.get(scheme.lower(), scheme.lower())
