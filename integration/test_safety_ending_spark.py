@@ -4,7 +4,6 @@ that leaves the session as found; SIGTERM while the driver waits in a Spark acti
 session)."""
 from __future__ import annotations
 
-import json
 import os
 import select
 import signal
@@ -21,6 +20,10 @@ import ubunye
 from ubunye import run_task
 from ubunye.spark.testing import child_env
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "safety"))
+
+from harness import task_folder, task_records  # noqa: E402
+
 PEOPLE = pa.table({"id": pa.array([1, 2, 3], pa.int64()), "name": pa.array(["a", "b", None], pa.string())})
 
 CONFIG = """
@@ -36,19 +39,13 @@ CONFIG:
 def make(root: Path, body: str) -> Path:
     (root / "data").mkdir(exist_ok=True)
     pq.write_table(PEOPLE, root / "data" / "people.parquet")
-    folder = root / "shop" / "orders" / "t"
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "config.yaml").write_text(CONFIG, encoding="utf-8")
     lines = "\n".join("        " + line for line in body.strip().splitlines())
-    (folder / "transformations.py").write_text(
-        f"import os, sys\nfrom ubunye import Task\n\n\nclass T(Task):\n    def transform(self, sources):\n{lines}\n",
-        encoding="utf-8")
-    return folder
+    return task_folder(root, "t", CONFIG, "import os, sys\nfrom ubunye import Task\n\n\nclass T(Task):\n"
+                       f"    def transform(self, sources):\n{lines}\n")
 
 
 def records(root: Path, under: str = "") -> list[dict[str, Any]]:
-    folder = root / ".ubunye" / "lineage" / "shop" / "orders" / "t" / under
-    return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))]
+    return task_records(root / "shop" / "orders" / "t", under)
 
 
 def test_system_exit_in_a_spark_transform_is_an_error_and_the_session_is_as_found(spark: Any,

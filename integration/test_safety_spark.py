@@ -7,9 +7,9 @@ Categories, as in tests/safety/: lying record (the record claims rows or hashes 
 not hold), data loss (a user column overwritten)."""
 from __future__ import annotations
 
-import os
-
 import json
+import os
+import sys
 import textwrap
 from pathlib import Path
 from typing import Any, Iterator
@@ -22,6 +22,10 @@ from click.testing import CliRunner
 from ubunye import run_task
 from ubunye.cli.app import cli
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "safety"))
+
+from harness import task_folder  # noqa: E402
+
 ROWS = 100
 PEOPLE = pa.table({"id": pa.array(range(ROWS), pa.int64()),
                    "amount": pa.array([i * 7 % 23 for i in range(ROWS)], pa.int64())})
@@ -31,11 +35,7 @@ def make_task(root: Path, config: str, code: str, name: str = "probe") -> Path:
     (root / "data").mkdir(parents=True, exist_ok=True)
     if not (root / "data" / "people.parquet").exists():
         pq.write_table(PEOPLE, root / "data" / "people.parquet", row_group_size=25)
-    task = root / "shop" / "orders" / name
-    task.mkdir(parents=True, exist_ok=True)
-    (task / "config.yaml").write_text(textwrap.dedent(config).lstrip("\n"), encoding="utf-8")
-    (task / "transformations.py").write_text(textwrap.dedent(code).lstrip("\n"), encoding="utf-8")
-    return task
+    return task_folder(root, name, config, textwrap.dedent(code).lstrip("\n"))
 
 
 def record_of(task: Path, run_id: str) -> dict[str, Any]:
