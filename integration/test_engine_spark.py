@@ -248,7 +248,7 @@ def test_notebook_on_spark_records_same_pass(engine_spark: Any, tmp_path: Path) 
     rec = only_record(tmp_path / "uc/.ubunye/lineage/proof/pkg/keep", result.run_id)
     assert rec["code_hash"] and len(rec["timings"]) == 4
     assert rec["inputs"][0]["hash_pass"] == "second-pass" and rec["inputs"][0]["row_count"] == 5
-    assert [s["hash_pass"] for s in rec["outputs"]] == ["same-pass", "same-pass"]
+    assert [s["hash_pass"] for s in rec["outputs"]] == ["same-pass", "second-pass"]  # json: its files
 
 
 def test_ubunye_run_on_spark_exit_codes(engine_spark: Any, tmp_path: Path) -> None:
