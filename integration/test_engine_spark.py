@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import sys
 import uuid
 from pathlib import Path
 from typing import Any, Iterator
@@ -16,6 +17,10 @@ import pytest
 from ubunye import run_task
 from ubunye.engine.backends.spark_backend import SparkBackend
 from ubunye.testing.backend_conformance import BackendConformance
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "safety"))
+
+from harness import task_folder  # noqa: E402
 
 pytestmark = pytest.mark.spark
 
@@ -89,11 +94,7 @@ class Keep(Task):
 
 
 def make_task(root: Path, name: str, config: str, code: str) -> Path:
-    task = root / "uc" / "proof" / "pkg" / name
-    task.mkdir(parents=True, exist_ok=True)
-    (task / "config.yaml").write_text(config)
-    (task / "transformations.py").write_text(code)
-    return task
+    return task_folder(root / "uc", name, config, code, usecase="proof", package="pkg")
 
 
 def only_record(folder: Path, run_id: str) -> dict[str, Any]:
@@ -118,7 +119,8 @@ def test_same_task_on_native_fallback_and_pandas_leaves_identical_hashes(engine_
     native = records["native"]
     assert "reused" not in {s["hash_pass"] for s in native["inputs"] + records["pandas"]["inputs"]}
     assert native["time_zone"] == "America/Sao_Paulo" and records["pandas"]["time_zone"] == "UTC"
-    assert [s["hash_pass"] for s in native["outputs"]] == ["same-pass", "same-pass"]
+    # kept_json: hashed from the json written (read back with the written schema), not the frame
+    assert [s["hash_pass"] for s in native["outputs"]] == ["same-pass", "second-pass"]
     assert {s["hash_engine"] for s in native["outputs"]} == {"spark-native"}
     assert [s["hash_pass"] for s in records["fallback"]["outputs"]] == ["second-pass", "second-pass"]
     assert {s["hash_engine"] for s in records["fallback"]["outputs"]} == {"spark-sql"}
@@ -246,7 +248,7 @@ def test_notebook_on_spark_records_same_pass(engine_spark: Any, tmp_path: Path) 
     rec = only_record(tmp_path / "uc/.ubunye/lineage/proof/pkg/keep", result.run_id)
     assert rec["code_hash"] and len(rec["timings"]) == 4
     assert rec["inputs"][0]["hash_pass"] == "second-pass" and rec["inputs"][0]["row_count"] == 5
-    assert [s["hash_pass"] for s in rec["outputs"]] == ["same-pass", "same-pass"]
+    assert [s["hash_pass"] for s in rec["outputs"]] == ["same-pass", "second-pass"]  # json: its files
 
 
 def test_ubunye_run_on_spark_exit_codes(engine_spark: Any, tmp_path: Path) -> None:

@@ -7,9 +7,9 @@ Categories, as in tests/safety/: lying record (the record claims rows or hashes 
 not hold), data loss (a user column overwritten)."""
 from __future__ import annotations
 
-import os
-
 import json
+import os
+import sys
 import textwrap
 from pathlib import Path
 from typing import Any, Iterator
@@ -22,6 +22,10 @@ from click.testing import CliRunner
 from ubunye import run_task
 from ubunye.cli.app import cli
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "safety"))
+
+from harness import task_folder  # noqa: E402
+
 ROWS = 100
 PEOPLE = pa.table({"id": pa.array(range(ROWS), pa.int64()),
                    "amount": pa.array([i * 7 % 23 for i in range(ROWS)], pa.int64())})
@@ -31,11 +35,7 @@ def make_task(root: Path, config: str, code: str, name: str = "probe") -> Path:
     (root / "data").mkdir(parents=True, exist_ok=True)
     if not (root / "data" / "people.parquet").exists():
         pq.write_table(PEOPLE, root / "data" / "people.parquet", row_group_size=25)
-    task = root / "shop" / "orders" / name
-    task.mkdir(parents=True, exist_ok=True)
-    (task / "config.yaml").write_text(textwrap.dedent(config).lstrip("\n"), encoding="utf-8")
-    (task / "transformations.py").write_text(textwrap.dedent(code).lstrip("\n"), encoding="utf-8")
-    return task
+    return task_folder(root, name, config, textwrap.dedent(code).lstrip("\n"))
 
 
 def record_of(task: Path, run_id: str) -> dict[str, Any]:
@@ -261,3 +261,65 @@ def test_lying_record_a_delta_data_file_rewritten_in_place_with_its_size_and_tim
     assert now.data_hash != first["data_hash"]  # the rows did change
     third = run()
     assert third["hash_pass"] != "reused" and third["data_hash"] == now.data_hash
+
+
+# --- csv and json outputs: hashed from what was written -----------------------------------------
+
+TEXT_WRITE = """
+MODEL: etl
+VERSION: "1"
+CONFIG:
+  inputs:
+    people: {format: parquet, path: "{{ task_dir }}/../../../data/people.parquet"}
+  outputs:
+    text: {format: FORMAT, path: "{{ task_dir }}/../../../out/text", options: OPTIONS}
+    exact: {format: parquet, path: "{{ task_dir }}/../../../out/exact"}
+"""
+
+# Values text does not keep: microseconds (json's default timestampFormat keeps milliseconds; the
+# csv one here keeps seconds), spaces around a csv value (trimmed), an empty string beside a null
+# (csv: both read back as null with nullValue ""), doubles and decimals as text.
+TEXT_CODE = """
+from pyspark.sql import functions as F
+
+from ubunye import Task
+
+
+class Probe(Task):
+    def transform(self, sources):
+        people = sources["people"].filter("id < 12")
+        kind = people["id"] % 3
+        frame = people.select(
+            "id",
+            F.timestamp_micros(F.lit(1_700_000_000_123_456) + people["id"] * 1_000_001).alias("at"),
+            F.when(kind == 0, F.lit(None)).when(kind == 1, F.lit("")).otherwise(F.lit(" padded ")).alias("text"),
+            (people["id"] / 3).alias("ratio"),
+            (people["amount"] / 7).cast("decimal(12,4)").alias("money"))
+        return {"text": frame, "exact": frame}
+"""
+
+TEXT_CASES = {
+    "csv": {"timestampFormat": "yyyy-MM-dd HH:mm:ss", "nullValue": ""},
+    "json": {"ignoreNullFields": "false"},
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(TEXT_CASES))
+def test_lying_record_a_csv_or_json_output_hash_is_of_the_text_written(spark: Any, tmp_path: Path, fmt: str) -> None:
+    from ubunye.spark import fingerprint_spark
+
+    config = TEXT_WRITE.replace("FORMAT", fmt).replace("OPTIONS", json.dumps(TEXT_CASES[fmt]))
+    task = make_task(tmp_path, config, TEXT_CODE, name="text")
+    result = run_task(task, backend="spark", spark=spark, lineage=True, reuse_hashes=False)
+    assert result.ok, result.reason()
+    steps = {s["name"]: s for s in record_of(task, result.run_id)["outputs"]}
+    text, exact = steps["text"], steps["exact"]
+    assert text["hash_pass"] == "second-pass" and text["options"]["mode"] == "FAILFAST"
+    assert text["schema"] and "money DECIMAL(12,4)" in text["schema"]
+    written = (spark.read.format(fmt).options(**text["options"]).schema(text["schema"])
+               .load(str(tmp_path / "out" / "text")))
+    files = fingerprint_spark(written)
+    assert (text["data_hash"], text["row_count"]) == (files.data_hash, 12)
+    assert text["data_hash"] != exact["data_hash"]  # the frame's values (parquet keeps them) are not the text's
+    assert text["schema_hash"] == exact["schema_hash"]  # read back with the written schema
+    assert_verified(task, result.run_id)

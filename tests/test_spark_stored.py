@@ -6,7 +6,7 @@ from typing import Any, Optional
 
 import pyspark.sql.types as T
 
-from ubunye.engine.backends.spark_stored import stored_differently
+from ubunye.engine.backends.spark_stored import read_back, stored_differently
 from ubunye.engine.config import IOSpec
 
 DEFAULTS = {"spark.sql.parquet.outputTimestampType": "INT96",
@@ -56,7 +56,27 @@ def test_millis_refuses_the_frame_hash_of_a_nested_timestamp_and_micros_or_int96
     assert stored_differently(conf(outputTimestampType="TIMESTAMP_MICROS"), STAMPED, out()) is None
     assert stored_differently(conf(), STAMPED, out("delta")) is None  # INT96, CORRECTED: exact
     assert stored_differently(conf(outputTimestampType="TIMESTAMP_MILLIS"), PLAIN, out()) is None
-    assert stored_differently(conf(outputTimestampType="TIMESTAMP_MILLIS"), STAMPED, out("csv")) is None
+
+
+
+def test_csv_and_json_always_hold_text_and_are_read_back_with_the_writer_options_and_schema() -> None:
+    for fmt in ("csv", "json"):
+        for frame in (PLAIN, STAMPED):  # whatever the columns and settings
+            assert stored_differently(conf(), frame, out(fmt)) == f"{fmt} files hold the values as text"
+
+    class Schema:
+        def toDDL(self) -> str:
+            return "id BIGINT, at TIMESTAMP"
+
+    spec = IOSpec(name="o", direction="output", format="csv", path="/x", mode="overwrite",
+                  options={"timestampFormat": "yyyy", "quoteAll": True, "mode": "PERMISSIVE"})
+    options, ddl = read_back(Frame(Schema()), spec)
+    assert ddl == "id BIGINT, at TIMESTAMP"
+    # Spark's names lower-cased and values as strings, csv's header as the writer defaults it, and
+    # FAILFAST whatever the config said (text the schema cannot take fails the hash)
+    assert options == {"timestampformat": "yyyy", "quoteall": "true", "header": "true", "mode": "FAILFAST"}
+    json_spec = IOSpec(name="o", direction="output", format="json", path="/x", mode="overwrite")
+    assert read_back(Frame(Schema()), json_spec)[0] == {"mode": "FAILFAST"}
 
 
 def test_legacy_rebase_refuses_dates_and_int96_timestamps() -> None:

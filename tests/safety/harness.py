@@ -55,6 +55,25 @@ def task_code(body: str) -> str:
     )
 
 
+def task_folder(root: Path, name: str, config: str, code: str = PASS_CODE, *, usecase: str = "shop",
+                package: str = "orders") -> Path:
+    """``root/<usecase>/<package>/<name>/`` with ``config.yaml`` (dedented) and ``transformations.py``
+    (as given: its line numbers are the ones a probe expects in errors); the one builder of task
+    folders for the probes here and the Spark integration tests."""
+    folder = root / usecase / package / name
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "config.yaml").write_text(textwrap.dedent(config).lstrip("\n"), encoding="utf-8")
+    (folder / "transformations.py").write_text(code, encoding="utf-8")
+    return folder
+
+
+def task_records(task: Path, under: str = "") -> list[dict]:
+    """The records of the task folder ``task`` (``root/<usecase>/<package>/<name>``) in the store
+    ``root/.ubunye/lineage``, by run id; ``under="_started"``: the start records."""
+    folder = task.parents[2] / ".ubunye" / "lineage" / task.parent.parent.name / task.parent.name / task.name
+    return [json.loads(p.read_text(encoding="utf-8")) for p in sorted((folder / under).glob("*.json"))]
+
+
 @dataclass
 class Result:
     code: int
@@ -92,11 +111,7 @@ class Usecase:
         return self.root / ".ubunye" / "lineage"
 
     def task(self, name: str, config: str, code: str = PASS_CODE) -> Path:
-        folder = self.package_dir / name
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / "config.yaml").write_text(textwrap.dedent(config).lstrip("\n"), encoding="utf-8")
-        (folder / "transformations.py").write_text(code, encoding="utf-8")
-        return folder
+        return task_folder(self.root, name, config, code, usecase=self.usecase, package=self.package)
 
     def parquet(self, name: str, table: pa.Table = PEOPLE) -> Path:
         path = self.root / "data" / name

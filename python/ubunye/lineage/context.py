@@ -104,6 +104,8 @@ class DataEvent:
     delta_version: Optional[int] = None
     hash_reused_from: Optional[str] = None  # with hash_pass "reused": the step it came from
     storage_signature: Optional[str] = None  # see ubunye.engine.snapshots
-    options: Optional[dict[str, str]] = None  # inputs: the reader options (Spark's string values)
-    schema: Optional[str] = None  # inputs: the explicit schema (Spark DDL), if any
+    # inputs: the reader options (Spark's string values) and explicit schema (Spark DDL), if any;
+    # csv/json outputs on Spark: the settings their written files were read back and hashed with
+    options: Optional[dict[str, str]] = None
+    schema: Optional[str] = None
     columns: Optional[list[dict[str, str]]] = None  # [{"name", "type"}] as the engine knows them

@@ -13,6 +13,9 @@ is gone.
   installs it; library callers opt in (``handle_signals=True``). Previous handlers are put back.
 - :func:`time_limit`: a task past ``ENGINE.timeout`` seconds gets :class:`TimedOut` raised in the
   main thread (``setitimer``); in another thread the limit is not enforced (a warning says so).
+- :func:`on_interrupt`: what must happen in the main thread just before either handler raises
+  (a Spark backend drops the py4j connection the interrupted call waits on: otherwise the first
+  py4j call on the way up, pyspark's own ``SCCallSiteSync.__exit__``, waits on it for ever).
 - :func:`shown_status`: a ``running`` record whose process is gone reads as ``abandoned``.
 """
 from __future__ import annotations
@@ -25,7 +28,7 @@ import warnings
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator, Optional, Sequence
+from typing import Any, Callable, Iterator, Optional, Sequence
 
 SUCCESS, ERROR, INTERRUPTED, RUNNING, ABANDONED = "success", "error", "interrupted", "running", "abandoned"
 ENDING_SIGNALS = (signal.SIGTERM, signal.SIGINT)
@@ -108,10 +111,33 @@ class _Ending:
             self.pending = self.pending or signum
             return
         self.raised = True
+        _interrupt()
         raise Stopped(signum)
 
 
 _STATE = _Ending()
+_INTERRUPTERS: list[Callable[[], None]] = []
+
+
+@contextmanager
+def on_interrupt(callback: Callable[[], None]) -> Iterator[None]:
+    """While the block runs, the handler of an ending signal or of the time limit calls
+    ``callback()`` in the main thread just before it raises, wherever that thread was (maybe
+    inside a call into another process that will now never read its answer). It must return at
+    once: no call into that other process; what it raises is ignored."""
+    _INTERRUPTERS.append(callback)
+    try:
+        yield
+    finally:
+        _INTERRUPTERS.remove(callback)
+
+
+def _interrupt() -> None:
+    for callback in list(_INTERRUPTERS):
+        try:
+            callback()
+        except Exception:  # noqa: BLE001 - the run is ending either way
+            pass
 
 
 class _Forwarder:
@@ -242,6 +268,7 @@ def time_limit(seconds: Optional[float]) -> Iterator[None]:
     def expired(signum: int, frame: Any) -> None:
         if not fired:  # once: a forwarded copy of the same SIGALRM is not a second time-out
             fired.append(True)
+            _interrupt()
             raise TimedOut(seconds)  # type: ignore[arg-type]
 
     previous = signal.signal(signal.SIGALRM, expired)

@@ -154,8 +154,10 @@ class Step:
     storage_signature: Optional[str] = None
     # Inputs: the reader settings the step was read with, as Spark's reader took them:
     # ``options`` (lower-case names, Spark's string values, the engine's defaults
-    # included) and ``schema`` (the explicit Spark DDL schema, or None). Null on outputs
-    # and in records of other writers, which ignore both.
+    # included) and ``schema`` (the explicit Spark DDL schema, or None). Outputs: null,
+    # except csv/json outputs hashed by Spark from their written files: the settings they
+    # were read back with (lineage verify reads them the same way). Null in records of
+    # other writers, which ignore both.
     options: Optional[dict[str, str]] = None
     schema: Optional[str] = None
     # The rows-v1 localisation sketch of the same rows as the data hash

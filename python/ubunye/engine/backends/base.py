@@ -52,6 +52,10 @@ class WriteResult:
     fingerprint: Any = None
     hash_pass: Optional[str] = None
     hash_seconds: Optional[float] = None
+    # the reader settings the hash read the written files back with (csv/json on Spark), which
+    # the output's step records so ``lineage verify`` reads them the same way
+    read_options: Optional[dict[str, str]] = None
+    read_schema: Optional[str] = None
 
 
 class Backend(abc.ABC):
@@ -65,6 +69,11 @@ class Backend(abc.ABC):
     def interrupted(self) -> None:
         """A signal or the time limit stopped the run, maybe in the middle of a call into the engine:
         make the engine usable for ending the record (default: nothing to do)."""
+
+    def signalled(self) -> None:
+        """Called in the main thread by the handler of a signal or of the time limit, just before
+        it raises, maybe in the middle of a call into the engine: make the calls that follow on
+        this thread usable without calling into the engine (default: nothing to do)."""
 
     def close(self) -> None:
         """Put back what the backend changed outside the run (a found Spark session's settings)."""

@@ -24,7 +24,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 from ubunye.engine.backends.base import Backend, FramePort, ReadResult, WriteResult
 from ubunye.engine.backends.spark_session import delta_version_of, get_session, table_exists
-from ubunye.engine.backends.spark_stored import stored_differently
+from ubunye.engine.backends.spark_stored import TEXT_WRITERS, read_back, stored_differently
 from ubunye.engine.config import IOSpec
 from ubunye.engine.errors import IOSpecError
 from ubunye.engine.expectations import Outcome, Rule
@@ -85,10 +85,24 @@ class SparkBackend(Backend):
 
         self._partitioned = PartitionedFrames()  # inputs read from key=value folders
 
+    def signalled(self) -> None:
+        """A py4j call this thread was making when the signal came (a Spark action) still waits for
+        its answer on this thread's pinned connection, and the JVM answers it only once the action
+        ends: close that connection now, in the handler, so the next call (pyspark's own
+        ``SCCallSiteSync.__exit__`` on the way up, then ending the record) opens a new one instead
+        of waiting behind the action for ever. Local only: no call into the JVM."""
+        try:
+            from ubunye.spark._compat import close_thread_connection, is_connect
+
+            if not is_connect(self.spark):
+                close_thread_connection(self.spark)
+        except Exception:  # noqa: BLE001 - best effort: the record is ended either way
+            pass
+
     def interrupted(self) -> None:
-        """A py4j call this thread was making when the signal came still waits for its answer on this
-        thread's connection: close that connection (the next call opens a new one), then cancel
-        the session's running jobs. Spark Connect: interrupt its operations."""
+        """The run was stopped (signal, time limit), maybe during an action: close this thread's
+        connection if a call still holds it (see :meth:`signalled`), then cancel the session's
+        running jobs. Spark Connect: interrupt its operations."""
         try:
             from ubunye.spark._compat import close_thread_connection, is_connect
 
@@ -208,7 +222,11 @@ class SparkBackend(Backend):
         fp = self._second_pass(frame, spec, version, stored)
         if hash_error and fp.error is None and fp.data_hash is None:
             fp = _with_error(fp, hash_error)
-        return WriteResult(True, version, fp, SECOND_PASS, round(time.perf_counter() - started, 6))
+        seconds = round(time.perf_counter() - started, 6)
+        if spec.format in TEXT_WRITERS and fp.data_hash is not None:  # the step records how it was read back
+            options, ddl = read_back(frame, spec)
+            return WriteResult(True, version, fp, SECOND_PASS, seconds, read_options=options, read_schema=ddl)
+        return WriteResult(True, version, fp, SECOND_PASS, seconds)
 
     def _save(self, frame: Any, spec: IOSpec, path: Optional[str] = None) -> None:
         if path is None and self._swaps(spec):
@@ -301,13 +319,25 @@ class SparkBackend(Backend):
     def _second_pass(self, frame: Any, spec: IOSpec, version: Optional[int], stored: Optional[str] = None) -> Any:
         """Hash again: the written data for lossless formats, else the frame; where the files
         hold other values than the frame (``stored``) and cannot be read back alone, no hash."""
-        readback = spec.format in _LOSSLESS and spec.mode in ("overwrite", "errorifexists") and not spec.partition_by
-        if stored is not None and not readback:
-            from ubunye.hashing.fingerprint import Fingerprint
+        readback = (spec.format in _LOSSLESS + TEXT_WRITERS and spec.mode in ("overwrite", "errorifexists")
+                    and not spec.partition_by)
+        from ubunye.hashing.fingerprint import Fingerprint
 
+        if stored is not None and not readback:
             return Fingerprint(None, None, None, engine="", error=(
                 f"not hashed: the files hold other values than the frame ({stored}), and a write with mode "
                 f"{spec.mode}{' and partition_by' if spec.partition_by else ''} cannot be read back alone"))
+        if readback and spec.format in TEXT_WRITERS:  # as lineage verify reads them: read_back's settings
+            options, ddl = read_back(frame, spec)
+            try:
+                return self.fingerprint(self.spark.read.format(spec.format).options(**options).schema(ddl)
+                                        .load(spec.path))
+            except Exception as exc:  # noqa: BLE001 - recorded: text the written schema cannot take
+                from ubunye.spark.fingerprint import spark_error
+
+                return Fingerprint(None, None, None, engine="", error=(
+                    f"not hashed: the written {spec.format} files cannot be read back with the written schema: "
+                    f"{spark_error(exc)}"))
         if readback:
             options: dict[str, Any] = {}
             if version is not None:

@@ -11,11 +11,15 @@ else, so that hash would not be of the files:
 | ``spark.sql.parquet.outputTimestampType=INT96`` (the default) with ``int96RebaseModeInWrite=LEGACY`` | timestamps before 1900 moved to the Julian calendar |
 | ``spark.sql.parquet.datetimeRebaseModeInWrite=LEGACY`` | dates and timestamps before 1582-10-15 moved to the Julian calendar |
 | a ``CHAR(n)``/``VARCHAR(n)`` column of the frame or of a table appended to | padding at write or at read (``spark.sql.readSideCharPadding``) |
+| any csv or json output | text: timestamps to milliseconds (the default ``timestampFormat``) or any ``timestampFormat``/``dateFormat``, floats and decimals as text, nulls and empty strings as the writer's options say, csv values trimmed of their spaces |
 
 :func:`stored_differently` names the first such reason for a frame and an
 output; the backend then hashes the files after the write (``second-pass``)
 instead of the frame, or records no hash where it cannot read back exactly what
-this write stored (an append, ``partition_by``).
+this write stored (an append, ``partition_by``). csv and json files are read
+back with :func:`read_back`'s settings (the writer's options, the written
+schema, ``FAILFAST``), which the output's step records (``options``,
+``schema``) so ``lineage verify`` reads them the same way.
 """
 from __future__ import annotations
 
@@ -31,8 +35,13 @@ INT96_REBASE = "spark.sql.parquet.int96RebaseModeInWrite"
 CHAR_METADATA = "__CHAR_VARCHAR_TYPE_STRING"
 
 
+TEXT_WRITERS = ("csv", "json")
+
+
 def stored_differently(spark: Any, frame: Any, spec: IOSpec) -> Optional[str]:
     """Why the files written for ``spec`` will not hold the frame's values, or None."""
+    if spec.format in TEXT_WRITERS:
+        return f"{spec.format} files hold the values as text"
     if spec.format not in PARQUET_WRITERS:
         return None
     types = _types(frame.schema)
@@ -94,3 +103,27 @@ def _types(schema: Any) -> list[str]:
 
     walk(schema, "", None)
     return found
+
+
+def read_back(frame: Any, spec: IOSpec) -> tuple[dict[str, str], str]:
+    """The reader options and schema (Spark DDL) that read a csv or json output's files as this
+    write stored them: the writer's options (names lower-cased, Spark's string values; the
+    reader takes the ones it shares, such as ``sep``, ``nullValue``, ``emptyValue``,
+    ``timestampFormat``, and ignores the others), csv's ``header`` as the writer defaults it,
+    the frame's schema, and ``mode=FAILFAST`` (text the schema cannot take fails the hash
+    instead of reading as null)."""
+    from ubunye.engine.config import _spark_value
+
+    options = {str(k).lower(): _spark_value(v) for k, v in spec.options.items()}
+    if spec.format == "csv":
+        options.setdefault("header", "true")
+    options["mode"] = "FAILFAST"
+    return options, _ddl(frame)
+
+
+def _ddl(frame: Any) -> str:
+    """The frame's schema as Spark DDL (pyspark 4: ``StructType.toDDL``; 3.5: the JVM's)."""
+    to_ddl = getattr(frame.schema, "toDDL", None)
+    if to_ddl is not None:
+        return str(to_ddl())
+    return str(frame._jdf.schema().toDDL())  # classic 3.5 (Connect needs pyspark 4)
