@@ -60,6 +60,15 @@ def test_the_spark_fallback_refuses_before_any_job(pyarrow_version) -> None:
     assert "put the plugin jar on the cluster (ubunye spark init-script)" in fp.error
 
 
+def test_the_spark_pass_of_diff_rows_refuses_before_reading(pyarrow_version) -> None:
+    from ubunye.spark.diff_scan import spark_scan
+
+    pyarrow_version("8.0.0")
+    with pytest.raises(RowsV1Error) as caught:  # lineage diff --rows notes it in one line
+        spark_scan("parquet", "/nowhere", True, None, None, None, [], spark=object())
+    one_line_naming_both(str(caught.value), "the Spark fallback (mapInArrow)")
+
+
 def test_the_pandas_backend_refuses_in_one_line(pyarrow_version) -> None:
     pyarrow_version("8.0.0")
     with pytest.raises(BackendError) as caught:
