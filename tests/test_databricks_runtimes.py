@@ -5,8 +5,10 @@ changes none of them; docs/databricks.md shows the table as it is; every runtime
 pip keeps an installed distribution that satisfies a requirement (its default upgrade
 strategy is only-if-needed), so a requirement that admits the installed version is one
 pip leaves alone; scripts/check-wheel dbr15.4 and dbr17.3 do the real install with those exact
-sets and check the versions afterwards. A runtime whose own library the package cannot use says
-so in one line (``not_supported``: 14.3 LTS's pyarrow 8.0.0), shown in docs/databricks.md.
+sets and check the versions afterwards (dbr14.3 too: its pyarrow 8.0.0 is admitted, the native
+jar hashes there, the Arrow paths refuse it in one line: ``native_only``). A runtime whose own
+library the package cannot use says so in one line (``not_supported``; none today), shown in
+docs/databricks.md.
 """
 from __future__ import annotations
 
@@ -37,6 +39,7 @@ def refusals(requirements: list[str], installed: dict[str, str]) -> list[str]:
 def test_the_sets_found_are_in_the_table() -> None:
     rows = {r.runtime: r for r in databricks.runtimes()}
     assert sorted(rows) == ["14.3 LTS", "15.4 LTS", "16.4 LTS", "17.3 LTS", "18 LTS"]
+    assert rows["14.3 LTS"].libraries() == {"python": "3.10", "pandas": "1.5.3", "numpy": "1.23.5", "pyarrow": "8.0.0"}
     assert rows["15.4 LTS"].libraries() == {"python": "3.11", "pandas": "1.5.3", "numpy": "1.23.5", "pyarrow": "14.0.1"}
     assert rows["17.3 LTS"].libraries() == {"python": "3.12", "pandas": "2.2.3", "numpy": "2.1.3", "pyarrow": "19.0.1"}
     assert [r.runtime for r in rows.values() if r.complete()] == ["14.3 LTS", "15.4 LTS", "16.4 LTS", "17.3 LTS"]
@@ -84,6 +87,14 @@ def test_docs_say_what_is_not_supported() -> None:
     for r in databricks.runtimes():
         if r.not_supported:
             assert f"**not supported**: {r.not_supported}" in table
+
+
+def test_docs_say_what_is_native_only() -> None:
+    table = databricks.markdown_table()
+    marked = [r for r in databricks.runtimes() if r.native_only]
+    assert [r.runtime for r in marked] == ["14.3 LTS"]  # its pyarrow 8.0.0: the Arrow paths refuse it
+    for r in marked:
+        assert f"**native only**: {r.native_only}. Tested: {r.tested_here}" in table
 
 
 def test_docs_show_the_table() -> None:

@@ -46,5 +46,9 @@ class IOSpecError(EngineError):
     """A read or write that the backend cannot do (format, mode, missing location)."""
 
 
+class BackendError(EngineError):
+    """A backend that cannot run in this Python (a library it needs is too old): one line."""
+
+
 class ConfigDeprecationWarning(FutureWarning):
     """A config key that still loads but no longer does anything (shown by default)."""

@@ -18,15 +18,19 @@ if TYPE_CHECKING:  # pragma: no cover
 UNSIGNED_KINDS = {8: K.scalar("int16"), 16: K.scalar("int32"), 32: K.scalar("int64"), 64: K.decimal(20, 0)}
 
 
-# The oldest pyarrow the Arrow hashing path runs on: the package's floor (pyproject.toml;
-# tests/test_arrow_pyarrow_floor.py checks they agree). Older ones lack the decimal-to-text
-# cast and StructType.field (pyarrow 8.0.0, Databricks 14.3 LTS's, fails 6 shared fixtures).
+# The oldest pyarrow the Arrow hashing path runs on (the Spark fallback, the pandas backend,
+# ``fingerprint`` of an Arrow or pandas table). Older ones lack the decimal-to-text cast and
+# StructType.field (pyarrow 8.0.0, Databricks 14.3 LTS's, fails 6 shared fixtures on the
+# fallback); the package's floor is lower (8.0.0) so installing the wheel there changes no
+# library: the native Spark path needs no pyarrow of its own, and each path that does refuses
+# in one line (tests/test_arrow_pyarrow_floor.py).
 OLDEST_PYARROW = "14.0.1"
 
 
-@functools.lru_cache(maxsize=1)
-def pyarrow_too_old() -> Optional[str]:
-    """One line saying the installed pyarrow is older than :data:`OLDEST_PYARROW`, else None."""
+@functools.lru_cache(maxsize=None)
+def pyarrow_too_old(path: str = "the Arrow hashing path", instead: str = "") -> Optional[str]:
+    """One line saying the installed pyarrow is older than :data:`OLDEST_PYARROW`, the oldest
+    ``path`` runs on, and what to do (``instead``, then upgrading pyarrow); else None."""
     import pyarrow as pa
 
     def release(text: str) -> tuple[int, ...]:
@@ -34,8 +38,9 @@ def pyarrow_too_old() -> Optional[str]:
 
     if release(pa.__version__) >= release(OLDEST_PYARROW):
         return None
-    return (f"pyarrow {pa.__version__} is older than {OLDEST_PYARROW}, the oldest the Arrow hashing path runs on "
-            f"(it lacks the decimal-to-text cast and StructType.field): pip install 'pyarrow>={OLDEST_PYARROW}'")
+    return (f"pyarrow {pa.__version__} is older than {OLDEST_PYARROW}, the oldest {path} runs on "
+            f"(it lacks the decimal-to-text cast and StructType.field): {instead}"
+            f"pip install 'pyarrow>={OLDEST_PYARROW}'")
 
 
 def is_view(t: "pa.DataType", name: str) -> bool:

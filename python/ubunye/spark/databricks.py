@@ -2,7 +2,8 @@
 
 Each runtime's Apache Spark, Scala images and JDK, and the Python libraries it installs
 (Python, pandas, numpy, pyarrow; ``None`` where the figure was not found, never guessed), and
-``not_supported``: which of those libraries the package's requirements refuse, and why.
+``not_supported``: which of those libraries the package's requirements refuse, and why;
+``native_only``: why only the plugin jar hashes there (the Arrow paths refuse its pyarrow).
 ``docs/databricks.md`` shows :func:`markdown_table`; ``tests/test_databricks_runtimes.py``
 checks that the package's requirements admit every known set; ``ubunye spark init-script``
 writes the runtime-to-jar choice from it.
@@ -37,6 +38,7 @@ class Runtime:
     pyspark: str  # the PyPI pyspark tested in its place
     source: str
     not_supported: Optional[str]  # which of its own libraries the requirements refuse, and why
+    native_only: Optional[str]  # why only the native jar hashes there (the Arrow paths refuse), or None
     tested_here: str
 
     def jar_lines(self) -> list[str]:
@@ -63,7 +65,9 @@ def markdown_table(rows: Optional[list[Runtime]] = None) -> str:
         return value if value is not None else "not found"
 
     def tested(r: Runtime) -> str:
-        return f"**not supported**: {r.not_supported}. Tested: {r.tested_here}" if r.not_supported else r.tested_here
+        if r.not_supported:
+            return f"**not supported**: {r.not_supported}. Tested: {r.tested_here}"
+        return f"**native only**: {r.native_only}. Tested: {r.tested_here}" if r.native_only else r.tested_here
 
     lines = ["| Databricks Runtime | Spark | Scala | JDK | jar | Python | pandas | numpy | pyarrow | tested here |",
              "|---|---|---|---|---|---|---|---|---|---|"]

@@ -67,9 +67,13 @@ def spark_scan(fmt: Optional[str], location: Optional[str], is_input: bool, opti
                spark: Any = None) -> tuple[Optional[str], list[tuple[tuple[int, int], str]]]:
     """``(data hash of all rows read, ((A, B), line) of each row found)``."""
     from ubunye.hashing.digest import data_hash
-    from ubunye.spark.fallback import fallback_input, worker_import_error
+    from ubunye.hashing.errors import RowsV1Error
+    from ubunye.spark.fallback import fallback_input, pyarrow_refusal, worker_import_error
     from ubunye.spark.kinds import spark_kinds
 
+    refusal = pyarrow_refusal()
+    if refusal is not None:  # the pass runs the Arrow path on the workers, as the fallback does
+        raise RowsV1Error(refusal)
     df = read_step(spark or session(), fmt, location, is_input, options, schema, version)
     kinds = spark_kinds(df.schema)
     frame, names = fallback_input(df)

@@ -34,6 +34,15 @@ SUMS_SCHEMA = "rows bigint, a bigint, b bigint, cells binary, parts string"
 _MISSING_ON_WORKER = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named '(ubunye|pyarrow)[\w.]*'")
 
 
+def pyarrow_refusal() -> Optional[str]:
+    """One line when this Python's pyarrow is too old for the fallback (Databricks 14.3 LTS's
+    8.0.0: the native jar needs no pyarrow of its own, so that is the way there); else None."""
+    from ubunye.hashing.arrow_types import pyarrow_too_old
+
+    return pyarrow_too_old("the Spark fallback (mapInArrow)",
+                           "put the plugin jar on the cluster (ubunye spark init-script) to hash natively, or ")
+
+
 class WorkerImportError(RuntimeError):
     """Spark's Python workers cannot import ``ubunye`` or ``pyarrow`` (one-line message)."""
 _PLACEHOLDER = "__ubunye_no_columns__"

@@ -123,11 +123,14 @@ def fingerprint_spark(df: Any, *, engine: Optional[str] = None,
     folders; the fallback then also records the sums of each folder's rows
     (``docs/spec/rows-v1-localise.md`` section 7; the native engine does not yet).
     """
-    from ubunye.spark.fallback import fallback_keyed
+    from ubunye.spark.fallback import fallback_keyed, pyarrow_refusal
     from ubunye.spark.kinds import spark_kinds
     from ubunye.spark.native import native_totals
 
     chosen, why = engine_choice(_compat.session_of(df), engine)
+    refusal = pyarrow_refusal() if chosen == FALLBACK else None
+    if refusal is not None:  # before any job: the workers would fail deep inside pyarrow
+        return Fingerprint(None, None, None, METHOD, chosen, one_line_error(RowsV1Error(refusal)), reason=why)
     try:
         kinds = spark_kinds(df.schema)
     except RowsV1Error as exc:

@@ -13,7 +13,8 @@ outside a checkout) and checks the engine and each digest:
 Prints one JSON line (the session's :func:`ubunye.spark.status`, the fixtures checked and
 any failures) and exits 0 only when the engine is ``--expect`` (default ``spark-native``)
 and every fixture gives its expected digest or error (``--fallback-too``: on the fallback
-as well).
+as well; ``--fallback-refused``: the fallback refuses each in one line, as on a pyarrow older
+than the fallback runs on, Databricks 14.3 LTS's 8.0.0).
 """
 from __future__ import annotations
 
@@ -37,6 +38,17 @@ def fixture_problem(fp: Any, fx: Any, engine: str) -> Optional[str]:
     got = (fp.row_count, fp.schema_hash, fp.data_hash, fp.error)
     want = (fx.expect.row_count, fx.expect.schema_hash, fx.expect.data_hash, None)
     return None if got == want else f"got {got}, expected {want}"
+
+
+def refusal_problem(fp: Any) -> Optional[str]:
+    """None when ``fp`` is the fallback refusing this Python's pyarrow in one line, else what differs."""
+    from ubunye.spark.fallback import pyarrow_refusal
+
+    refusal = pyarrow_refusal()
+    if refusal is None:
+        return "the fallback was expected to refuse this pyarrow, which is not too old for it"
+    want = f"RowsV1Error: {refusal}"
+    return None if (fp.data_hash, fp.error) == (None, want) else f"got data_hash={fp.data_hash} error={fp.error!r}"
 
 
 def fixture_frame(spark: Any, fx: Any, folder: str) -> Any:
@@ -107,10 +119,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 problem = fixture_problem(ubunye.fingerprint(frame), fx, args.expect)
                 if problem is not None:
                     failures[fx.name] = problem
-                if args.fallback_too:  # the mapInArrow fallback too, on the workers' Python
+                if args.fallback_too or args.fallback_refused:  # the mapInArrow fallback too
                     from ubunye.spark import fingerprint_spark
 
-                    problem = fixture_problem(fingerprint_spark(frame, engine="spark-sql"), fx, "spark-sql")
+                    fallback = fingerprint_spark(frame, engine="spark-sql")
+                    problem = (refusal_problem(fallback) if args.fallback_refused
+                               else fixture_problem(fallback, fx, "spark-sql"))
                     if problem is not None:
                         failures[f"{fx.name} (spark-sql)"] = problem
         finally:
@@ -127,8 +141,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     how.add_argument("--packages", help="spark.jars.packages coordinates (group:artifact:version)")
     parser.add_argument("--repository", help="spark.jars.repositories (with --packages)")
     parser.add_argument("--expect", default="spark-native", choices=("spark-native", "spark-sql"))
-    parser.add_argument("--fallback-too", action="store_true",
-                        help="also hash every fixture with the Spark SQL fallback (engine='spark-sql')")
+    fallback = parser.add_mutually_exclusive_group()
+    fallback.add_argument("--fallback-too", action="store_true",
+                          help="also hash every fixture with the Spark SQL fallback (engine='spark-sql')")
+    fallback.add_argument("--fallback-refused", action="store_true",
+                          help="the fallback must refuse every fixture in one line (pyarrow too old for it)")
     args = parser.parse_args(argv)
     result = run(args)
     print(json.dumps(result, default=str))

@@ -20,7 +20,13 @@ def make_backend(
 ) -> Backend:
     """The backend called ``name`` (``"spark"`` or ``"pandas"``)."""
     if name == "pandas":
-        from ubunye.engine.backends.pandas_backend import PandasBackend
+        from ubunye.engine.backends.pandas_backend import PandasBackend, pyarrow_refusal
+
+        refusal = pyarrow_refusal()
+        if refusal is not None:  # before any read: Databricks 14.3 LTS's pyarrow 8.0.0
+            from ubunye.engine.errors import BackendError
+
+            raise BackendError(refusal)
 
         return PandasBackend(time_zone=time_zone)
     if name == "spark":

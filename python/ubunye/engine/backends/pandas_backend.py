@@ -124,6 +124,15 @@ def partitioned_fingerprint(frame: Any, columns: list[str]) -> Any:
     return fp if fp.data_hash is not None else fingerprint(frame)
 
 
+def pyarrow_refusal() -> Optional[str]:
+    """One line when this Python's pyarrow is too old for this backend (it reads, writes and
+    hashes through Arrow); else None."""
+    from ubunye.hashing.arrow_types import pyarrow_too_old
+
+    return pyarrow_too_old("the pandas backend", "run the task on Spark with the plugin jar "
+                           "(--backend spark; on Databricks: ubunye spark init-script), or ")
+
+
 class PandasBackend(Backend):
     """Reads and writes local parquet, csv and json with Arrow-backed pandas frames."""
 
