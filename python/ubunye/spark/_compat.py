@@ -216,6 +216,15 @@ def star_expands_in_metrics(df: Any) -> bool:
     return int(major) >= 4
 
 
+def schema_ddl(frame: Any) -> str:
+    """The frame's schema as Spark DDL: pyspark 4's ``StructType.toDDL``, else (classic 3.5)
+    the JVM's ``StructType.toDDL`` through the frame's ``_jdf``."""
+    to_ddl = getattr(frame.schema, "toDDL", None)
+    if to_ddl is not None:
+        return str(to_ddl())
+    return str(frame._jdf.schema().toDDL())  # noqa: SLF001 - classic 3.5 (Connect needs pyspark 4)
+
+
 def columns_by_position(df: Any) -> Optional[list[Any]]:
     """``df``'s top-level columns as Columns bound to its own output attributes (not looked
     up by name, so ``a`` beside ``A`` is never ambiguous), on a classic session; None on

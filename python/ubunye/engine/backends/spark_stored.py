@@ -123,7 +123,6 @@ def read_back(frame: Any, spec: IOSpec) -> tuple[dict[str, str], str]:
 
 def _ddl(frame: Any) -> str:
     """The frame's schema as Spark DDL (pyspark 4: ``StructType.toDDL``; 3.5: the JVM's)."""
-    to_ddl = getattr(frame.schema, "toDDL", None)
-    if to_ddl is not None:
-        return str(to_ddl())
-    return str(frame._jdf.schema().toDDL())  # classic 3.5 (Connect needs pyspark 4)
+    from ubunye.spark._compat import schema_ddl
+
+    return schema_ddl(frame)
