@@ -222,7 +222,11 @@ def schema_ddl(frame: Any) -> str:
     to_ddl = getattr(frame.schema, "toDDL", None)
     if to_ddl is not None:
         return str(to_ddl())
-    return str(frame._jdf.schema().toDDL())  # noqa: SLF001 - classic 3.5 (Connect needs pyspark 4)
+    if not is_connect(frame):
+        return str(frame._jdf.schema().toDDL())  # noqa: SLF001 - classic 3.5
+    # Connect on 3.5: no JVM here; each top-level column quoted, its type as Spark prints it
+    # (``struct<a:int>``, ``decimal(12,4)``: forms Spark's DDL parser reads)
+    return ", ".join("`" + f.name.replace("`", "``") + "` " + f.dataType.simpleString() for f in frame.schema.fields)
 
 
 def columns_by_position(df: Any) -> Optional[list[Any]]:
