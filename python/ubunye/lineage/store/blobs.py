@@ -25,7 +25,7 @@ import os
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Protocol, Union
+from typing import Optional, Protocol, Union
 
 DEFAULT_STORE = ".ubunye/lineage"  # the one default lineage folder, relative to the usecase folder
 OBJECT_SCHEMES = ("s3", "s3a", "gs", "az", "azure", "abfs", "abfss")
@@ -128,3 +128,12 @@ def open_blobs(where: Union[str, Path]) -> Blobs:
         return ObjectBlobs(text)
     known = ", ".join(["a path", "file://", *(f"{s}://" for s in OBJECT_SCHEMES), "dbfs:/Volumes"])
     raise ValueError(f"lineage store {text!r}: unknown scheme {scheme!r} (known: {known})")
+
+
+def held(blobs: "Blobs", key: str) -> Optional[bytes]:
+    """What the object at ``key`` holds now, or None when it is absent (a backend's read-back
+    after a lost or refused create)."""
+    try:
+        return blobs.get(key)
+    except BlobNotFound:
+        return None

@@ -29,7 +29,7 @@ import urllib.parse
 import urllib.request
 from datetime import datetime, timezone
 
-from ubunye.lineage.store.blobs import AlreadyExists, BlobError, BlobInfo, BlobNotFound
+from ubunye.lineage.store.blobs import AlreadyExists, BlobError, BlobInfo, BlobNotFound, held
 from ubunye.masking import mask
 
 ATTEMPTS = 4
@@ -96,10 +96,7 @@ class FilesApiBlobs:
         raise BlobError(errno.EIO, f"refused {ATTEMPTS} times and still absent: {problem}", self.locate(key))
 
     def _there(self, key: str) -> bytes | None:
-        try:
-            return self.get(key)
-        except BlobNotFound:
-            return None
+        return held(self, key)
 
     def get(self, key: str) -> bytes:
         problem = ""

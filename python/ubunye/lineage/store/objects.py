@@ -26,7 +26,7 @@ import os
 from datetime import timedelta
 from typing import Any
 
-from ubunye.lineage.store.blobs import AlreadyExists, BlobError, BlobInfo, BlobNotFound
+from ubunye.lineage.store.blobs import AlreadyExists, BlobError, BlobInfo, BlobNotFound, held
 from ubunye.masking import mask
 
 ATTEMPTS = 4  # our own attempts on a conflict or a truncated read (obstore retries 5xx itself)
@@ -99,11 +99,7 @@ class ObjectBlobs:
                         self.locate(key))
 
     def _there(self, key: str) -> bytes | None:
-        """What the object holds now, or None when it is absent."""
-        try:
-            return self.get(key)
-        except BlobNotFound:
-            return None
+        return held(self, key)
 
     def get(self, key: str) -> bytes:
         errors = self._obs.exceptions
