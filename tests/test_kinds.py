@@ -1,6 +1,8 @@
 """Canonical kinds (spec section 3): the parsed form, its text, and the refusals a user sees."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from ubunye.hashing.errors import RowsV1Error
@@ -125,3 +127,29 @@ def test_a_repeated_top_level_column_is_named() -> None:
     check_unique_names([])
     with pytest.raises(RowsV1Error, match=r"^column 'b': duplicate top-level column names cannot make a canonical line$"):
         check_unique_names(["a", "b", "c", "b"])
+
+
+def test_struct_of_refuses_repeated_names_by_default() -> None:
+    with pytest.raises(RowsV1Error, match=r"^duplicate field names in struct<a,a>$"):
+        struct_of([("a", scalar("int8")), ("a", scalar("string"))])
+
+
+@pytest.mark.parametrize("text, message", [
+    ("list<map<list<int8>,int8>>", "map key of kind list<int8>"),
+    ("map<int8,map<list<int8>,int8>>", "map key of kind list<int8>"),
+    ("map<struct<a:int8,a:int8>,int8>", "duplicate field names in struct<a,a>"),
+    ("struct<s:struct<a:int8,a:int8>>", "duplicate field names in struct<a,a>"),
+])
+def test_strictness_reaches_nested_kinds(text: str, message: str) -> None:
+    with pytest.raises(RowsV1Error, match="^" + re.escape(message)):
+        parse_kind(text)
+    assert parse_kind(text, strict=False).text == text
+
+
+@pytest.mark.parametrize("text", ["map<decimal(5,1),decimal(7,2)>", "struct<a:decimal(5,1),b:decimal(7,2)>",
+                                  "list<decimal(38,0)>"])
+def test_each_decimal_reads_its_own_precision_and_scale(text: str) -> None:
+    kind = parse_kind(text)
+    assert kind.text == text
+    assert [(c.precision, c.scale) for c in kind.children if c.tag == "decimal"] == (
+        [(38, 0)] if text.startswith("list") else [(5, 1), (7, 2)])
