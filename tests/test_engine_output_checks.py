@@ -169,3 +169,22 @@ def test_an_unknown_write_mode_is_refused() -> None:
         write_action(False, "upsert", "output 'o'", "/x")
     with pytest.raises(IOSpecError, match=r"^output 'o': unknown mode 'upsert'$"):
         write_action(True, "upsert", "output 'o'", "/x")
+
+
+def test_the_scan_limit_counts_files_of_every_folder_walked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "big"
+    (folder / "a" / "b").mkdir(parents=True)
+    for part in (folder, folder / "a"):
+        for i in range(2):
+            (part / f"part-{i}.parquet").write_bytes(b"")
+    (folder / "a" / "b" / "late.py").write_text("")
+    monkeypatch.setattr(outputs, "CODE_SCAN_LIMIT", 4)
+    assert outputs._code_file(folder) == folder / "a" / "b" / "late.py"
+    monkeypatch.setattr(outputs, "CODE_SCAN_LIMIT", 3)  # 2 + 2 files walked before the code
+    assert outputs._code_file(folder) is None
+
+
+def test_a_relative_location_is_the_usecase_folders(tmp_path: Path, task: Path) -> None:
+    message = _refusal(tmp_path, task, _out("o", "shop"))
+    assert message.endswith(f"CONFIG.outputs.o.path: shop: contains the task folder ({task}); "
+                            "an overwrite would delete it")
