@@ -178,3 +178,38 @@ def test_numbers_as_the_record_writes_them() -> None:
         "3", "3", "-2", "2.5", "True", "5%", "1e+16", "nan"]
     assert guards._difference(1, 4) == 3 and guards._difference(1.0, 4) == 3.0
     assert math.isnan(guards._difference(math.nan, 1.0)) and guards._difference(math.inf, math.inf) == 0.0
+
+
+def test_a_failed_reconcile_counts_as_the_record_shows_it() -> None:
+    from ubunye.engine.expectations import Outcome
+
+    check = Reconcile(input="src", severity="warn", checks_rows=True, sum_column="amount", input_column="amt")
+    assert guards.reconcile_outcomes("o", check, None, 4, {}) == [
+        (Rule(name="rows_from_src", kind="reconcile", severity="warn"),
+         Outcome(4, 4, "input src was not read", ok=False)),
+        (Rule(name="amount_sum_from_src", kind="reconcile", severity="warn", column="amount"),
+         Outcome(1, 1, "input src was not read", ok=False))]
+    [_, (_, no_input_column)] = guards.reconcile_outcomes("o", check, (4, {}), 4, {})
+    assert no_input_column == Outcome(1, 1, "input src has no numeric column 'amt'", ok=False)
+    [_, (_, no_output_column)] = guards.reconcile_outcomes("o", check, (4, {"amt": 2}), 4, {})
+    assert no_output_column == Outcome(1, 1, "o has no numeric column 'amount'", ok=False)
+    [(_, lost), _] = guards.reconcile_outcomes("o", check, (10, {"amt": 2}), 7, {"amount": 2})
+    assert (lost.failed, lost.total, lost.ok) == (3, 10, True)
+    [(_, gained), _] = guards.reconcile_outcomes("o", check, (10, {"amt": 2}), 12, {"amount": 2})
+    assert (gained.failed, gained.total) == (2, 10)
+
+
+def test_inputs_are_measured_once_with_every_column_a_reconcile_sums() -> None:
+    own = OwnBackend()
+    expectations = {
+        "a": RuleSet([], reconcile=(Reconcile(input="src", checks_rows=True),
+                                    Reconcile(input="src", sum_column="x", input_column="amount"))),
+        "b": RuleSet([], reconcile=(Reconcile(input="src", sum_column="y", input_column="amount"),
+                                    Reconcile(input="src", sum_column="z", input_column="fee"),
+                                    Reconcile(input="other", checks_rows=True),
+                                    Reconcile(input="absent", checks_rows=True))),
+        "c": (RULE,),  # the list form: no reconcile
+    }
+    measured = guards.measure_inputs(own, expectations, {"src": "S", "other": "O"})
+    assert measured == {"src": (7, {"amount": 3}), "other": (7, {"amount": 3})}
+    assert own.calls == [("measure", "S", ["amount", "fee"]), ("measure", "O", [])]
