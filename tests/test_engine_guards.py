@@ -213,3 +213,22 @@ def test_inputs_are_measured_once_with_every_column_a_reconcile_sums() -> None:
     measured = guards.measure_inputs(own, expectations, {"src": "S", "other": "O"})
     assert measured == {"src": (7, {"amount": 3}), "other": (7, {"amount": 3})}
     assert own.calls == [("measure", "S", ["amount", "fee"]), ("measure", "O", [])]
+
+
+def test_a_broken_reconcile_stops_the_run_with_its_detail() -> None:
+    frame = pd.DataFrame({"id": [1, 2], "amount": [5, 6]})
+    rules = RuleSet([], reconcile=(Reconcile(input="src", checks_rows=True, max_lost=0),
+                                   Reconcile(input="src", severity="warn", sum_column="amount", input_column="amt")))
+    checked = guards.check_output(PandasBackend(), "clean", frame, rules, {"src": (3, {"amt": 12})})
+    assert checked.broken == ["clean: rows_from_src (reconcile): 3 rows read from src, 2 reached clean: 1 lost, "
+                              "0 gained (at most 0 lost)"]  # the warn-level sum is recorded, not a stop
+    assert [(e["rule"], e["passed"]) for e in checked.entries] == [("rows_from_src", False),
+                                                                   ("amount_sum_from_src", False)]
+    assert checked.clean is frame and checked.quarantined is None
+
+
+def test_the_partition_entry_is_a_fail_rule_of_its_own() -> None:
+    entry = guards.partition_entry("o", "q", 5, 3, 1)
+    assert (entry["rule"], entry["kind"], entry["severity"]) == ("o_quarantine_partition", "quarantine_partition",
+                                                                 "fail")
+    assert (entry["failed"], entry["total"]) == (1, 5)
