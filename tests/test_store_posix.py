@@ -104,6 +104,15 @@ def test_listing_one_level(tmp_path: Path) -> None:
     assert blobs.listdir("none") == ([], []) and blobs.listdir("a/b.json") == ([], [])
 
 
+def test_listing_the_root_gives_keys_without_a_leading_slash(tmp_path: Path) -> None:
+    blobs = PosixBlobs(tmp_path / "store")
+    blobs.put_new("top.json", b"{}")
+    blobs.put_new("shop/run.json", b"{}")
+    files, folders = blobs.listdir("")
+    assert [f.key for f in files] == ["top.json"] and folders == ["shop"]
+    assert blobs.get(files[0].key) == b"{}"
+
+
 def test_holds_any(tmp_path: Path) -> None:
     blobs = PosixBlobs(tmp_path)
     (tmp_path / "a").mkdir()
