@@ -1,7 +1,7 @@
 """The OpenLineage Spark listener's own events carry ``ubunye_rows_v1``: with our listener
 extension (``scala/openlineage``, loaded by openlineage-spark through Java's service loader)
-the listener's COMPLETE event of a parquet write names the dataset as our events do and
-carries the data hash of our run record.
+the listener's COMPLETE event of a parquet and of a Delta write names the dataset as our
+events do and carries the data hash of our run record.
 
 The extension jar and the openlineage-spark jar it was built against are in
 ``target/openlineage/`` (``scripts/sbt -DsparkVersion=4.1 openlineage/exportOpenLineage``);
@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import jsonschema
+import pytest
 
 from ubunye.engine.execution import DEFAULT_LINEAGE_DIR
 from ubunye.lineage.openlineage import ROWS_V1_FACET, ROWS_V1_SCHEMA, run_events
@@ -39,12 +40,12 @@ def _jars() -> list[str]:
     return [str(ours[-1]), str(listener[-1])]
 
 
-def test_the_listeners_complete_event_carries_the_records_hash(tmp_path: Path) -> None:
-
+@pytest.mark.parametrize("fmt", ["parquet", "delta"])
+def test_the_listeners_complete_event_carries_the_records_hash(tmp_path: Path, fmt: str) -> None:
     events_file = tmp_path / "events.jsonl"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "python"), os.environ.get("PYTHONPATH", "")])}
     done = subprocess.run([sys.executable, str(Path(__file__).with_name("ol_listener_run.py")), str(tmp_path),
-                           str(events_file), *_jars()], env=env, capture_output=True, text=True, timeout=600)
+                           str(events_file), fmt, *_jars()], env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     (record,) = open_store(tmp_path, DEFAULT_LINEAGE_DIR).list_runs("shop", "daily", "totals")
     (step,) = record.outputs
