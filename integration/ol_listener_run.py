@@ -4,7 +4,10 @@ a task writing parquet or Delta, run by the engine with recording on, on a local
 with the plugin, the OpenLineage Spark listener (file transport) and our listener extension
 (and, for Delta, Delta's extension, catalog and jars).
 
-    python ol_listener_run.py WORKDIR EVENTS_FILE FORMAT JAR...
+    python ol_listener_run.py WORKDIR EVENTS_FILE FORMAT LISTENER_JAR
+
+The extension jar is not named: ``ubunye.spark.configure`` adds the one of the session's line
+(the listener is in ``spark.extraListeners``), as a user's session gets it.
 """
 from __future__ import annotations
 
@@ -12,6 +15,22 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def listener_jar() -> str:
+    """The openlineage-spark jar the extension was built against (target/openlineage/), once the
+    package has the extension jar of the installed pyspark's line; else fails saying how to build them."""
+    from ubunye.spark.ol_jar import extension_jar
+    from ubunye.spark.runtime import spark_runtime
+
+    runtime = spark_runtime()
+    ours = extension_jar(runtime.spark or "", runtime.scala or "")
+    listener = sorted((ROOT / "target" / "openlineage").glob("openlineage-spark_*.jar"))
+    assert ours is not None and listener, (
+        f"no OpenLineage extension jar for Spark {runtime.spark} / Scala {runtime.scala} in the package, or no "
+        "openlineage-spark jar in target/openlineage: run scripts/build-jar (or scripts/sbt "
+        "-DsparkVersion=<line> openlineage/exportOpenLineage)")
+    return str(listener[-1])
 
 
 def make_spark_task(workdir: Path, fmt: str = "parquet") -> Path:
@@ -26,7 +45,7 @@ def make_spark_task(workdir: Path, fmt: str = "parquet") -> Path:
     return make_task(workdir, config)
 
 
-def main(workdir: Path, events: Path, fmt: str, jars: list[str]) -> None:
+def main(workdir: Path, events: Path, fmt: str, listener: str) -> None:
     from pyspark.sql import SparkSession
 
     import ubunye
@@ -35,7 +54,7 @@ def main(workdir: Path, events: Path, fmt: str, jars: list[str]) -> None:
 
     task = make_spark_task(workdir, fmt)
     builder = (SparkSession.builder.master("local[2]").appName("ubunye-openlineage")
-               .config("spark.jars", ",".join(jars))
+               .config("spark.jars", listener)
                .config("spark.ui.enabled", "false")
                .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
                .config("spark.sql.warehouse.dir", str(workdir / "warehouse"))
@@ -46,6 +65,7 @@ def main(workdir: Path, events: Path, fmt: str, jars: list[str]) -> None:
     if fmt == "delta":
         builder = with_delta(builder)
     spark = ubunye.spark.configure(builder).getOrCreate()
+    print("spark.jars=" + spark.conf.get("spark.jars"), file=sys.stderr)
     try:
         ubunye.run_task(task, spark=spark, lineage=True)
     finally:
@@ -53,4 +73,4 @@ def main(workdir: Path, events: Path, fmt: str, jars: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4:])
+    main(Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4])

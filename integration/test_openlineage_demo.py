@@ -39,22 +39,10 @@ from test_openlineage import server  # noqa: E402,F401 - the loopback collector 
 
 sys.path.insert(0, str(Path(__file__).parent))
 from ol_demo_run import break_task, run_args  # noqa: E402
+from ol_listener_run import listener_jar  # noqa: E402
 
 TASKS = ["ingest", "clean", "summarise"]
 MONITOR = "  monitors: [{type: openlineage, params: {namespace: demo}}]\n"
-
-
-def _listener_jar() -> str:
-    from ubunye.spark.ol_jar import extension_jar
-    from ubunye.spark.runtime import spark_runtime
-
-    runtime = spark_runtime()
-    ours = extension_jar(runtime.spark or "", runtime.scala or "")
-    listener = sorted((ROOT / "target" / "openlineage").glob("openlineage-spark_*.jar"))
-    assert ours is not None and listener, (
-        f"no OpenLineage extension jar for Spark {runtime.spark} / Scala {runtime.scala} in the package, or no "
-        "openlineage-spark jar in target/openlineage: run scripts/build-jar (or scripts/sbt openlineage/exportOpenLineage)")
-    return str(listener[-1])
 
 
 def _demo(tmp: Path) -> tuple[Path, Path]:
@@ -117,7 +105,7 @@ def test_the_demo_on_spark_with_the_listener(tmp_path: Path, server: Any) -> Non
            "OPENLINEAGE__TRANSPORT__URL": url.rsplit("/api", 1)[0],
            "PYTHONPATH": os.pathsep.join([str(ROOT / "python"), os.environ.get("PYTHONPATH", "")])}
     done = subprocess.run([sys.executable, str(Path(__file__).with_name("ol_demo_run.py")), str(usecase), str(data),
-                           str(tmp_path / "out"), str(events_file), _listener_jar()],
+                           str(tmp_path / "out"), str(events_file), listener_jar()],
                           env=env, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-4000:]
     assert "ubunye-spark-openlineage_" in done.stderr  # configure() put the line's extension jar on the session
