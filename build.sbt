@@ -63,6 +63,15 @@ def classFileMajors(jar: File): Map[String, Int] = {
   } finally zip.close()
 }
 
+/** Writes `target` whole by a rename: a JVM that has the old jar open (a running Spark) keeps
+  * reading the old file, where a copy in place would corrupt it. */
+def replaceWhole(target: File)(write: File => Unit): Unit = {
+  val tmp = target.getParentFile / s".${target.getName}.tmp"
+  write(tmp)
+  java.nio.file.Files.move(tmp.toPath, target.toPath,
+    java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE)
+}
+
 lazy val root = (project in file("."))
   .configs(SparkRuntime)
   .settings(
@@ -219,15 +228,7 @@ lazy val root = (project in file("."))
         .filter(f => f.getName.endsWith(".jar") || f.getName.endsWith(".json"))
         .filterNot(f => f.getName == s"$stem.jar" || f.getName == s"$stem.json")
       IO.delete(older :+ (dir / "ubunye-spark.json"))
-      // Each file lands whole by a rename: a JVM that has the old jar open (a running
-      // Spark) keeps reading the old file, where a copy in place would corrupt it.
-      def replace(target: File)(write: File => Unit): Unit = {
-        val tmp = dir / s".${target.getName}.tmp"
-        write(tmp)
-        java.nio.file.Files.move(tmp.toPath, target.toPath,
-          java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE)
-      }
-      replace(dir / jar.getName)(tmp => IO.copyFile(jar, tmp, preserveLastModified = false))
+      replaceWhole(dir / jar.getName)(tmp => IO.copyFile(jar, tmp, preserveLastModified = false))
       val description = Seq(
         "jar" -> jar.getName, "version" -> version.value, "spark" -> spec.short, "spark_full" -> spec.full,
         "scala" -> scalaBinaryVersion.value, "java_release" -> spec.release, "class_file_major" -> major,
@@ -237,7 +238,7 @@ lazy val root = (project in file("."))
         case (k, v: Int) => s""""$k": $v"""
         case (k, v) => s""""$k": "$v""""
       }.mkString("{", ", ", "}\n")
-      replace(dir / s"$stem.json")(tmp => IO.write(tmp, json))
+      replaceWhole(dir / s"$stem.json")(tmp => IO.write(tmp, json))
       dir / jar.getName
     },
     // `publish` writes io.ubunye:ubunye-spark_<line>_<scala>:<version> with its POM
@@ -336,11 +337,11 @@ def exportTo(jar: File, classpath: Seq[File], base: File, version: String, spec:
   val older = (dir * s"ubunye-spark-openlineage_${spec.short}_$scalaBinary-*").get
     .filterNot(f => f.getName == s"$stem.jar" || f.getName == s"$stem.json")
   IO.delete(older)
-  IO.copyFile(jar, dir / jar.getName)
+  replaceWhole(dir / jar.getName)(tmp => IO.copyFile(jar, tmp, preserveLastModified = false))
   val json = Seq("jar" -> jar.getName, "version" -> version, "spark" -> spec.short, "spark_full" -> spec.full,
     "scala" -> scalaBinary, "java_release" -> spec.release, "openlineage_spark" -> openLineageSparkVersion,
     "factory" -> "io.ubunye.spark.openlineage.UbunyeOpenLineageFactory")
     .map { case (k, v) => s""""$k": "$v"""" }.mkString("{", ", ", "}\n")
-  IO.write(dir / s"$stem.json", json)
+  replaceWhole(dir / s"$stem.json")(tmp => IO.write(tmp, json))
   dir / jar.getName
 }

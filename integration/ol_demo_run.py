@@ -10,17 +10,18 @@ Then ``summarise`` is broken and run again: its end is a FAIL.
 """
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
-BREAK = "    def transform(self, sources):\n        raise ValueError('summarise broke on purpose')\n"
-
 
 def break_task(task: Path) -> None:
-    """Make a task's transform raise (the demo's failing task)."""
+    """Make a task's transform raise first thing (the demo's failing task)."""
     code = (task / "transformations.py").read_text()
-    assert "    def transform(self, sources):\n" in code, code
-    (task / "transformations.py").write_text(code.replace("    def transform(self, sources):\n", BREAK, 1))
+    broken = re.sub(r"(\n    def transform\(self[^\n]*:\n)", r"\1        raise ValueError('summarise broke on purpose')\n",
+                    code, count=1)
+    assert broken != code, code
+    (task / "transformations.py").write_text(broken)
 
 
 def run_args(usecase: Path, data: Path, out: Path, backend: str, *tasks: str) -> list[str]:
