@@ -7,9 +7,12 @@ OpenLineage end to end, on Spark and on pandas:
 - every event received validates against the official schemas (facets included, 0 errors),
   and so does every event ``ubunye lineage openlineage`` exports from the stored records;
 - on Spark the session runs the OpenLineage Spark listener (file transport) with the extension
-  jar ``ubunye.spark.configure`` chose for the session's line: the listener's COMPLETE event
-  for each output carries ``ubunye_rows_v1`` equal to the record's hash, and names the
-  dataset as our events do.
+  jar ``ubunye.spark.configure`` chose for the session's line: the listener names each output
+  as our events do, and its COMPLETE event for each output the write hashed (same pass: the
+  parquet outputs) carries ``ubunye_rows_v1`` equal to the record's hash. The json output
+  (``by_city``) is hashed from its files after the write (second pass: json holds values as
+  text), which the write's event cannot know: the listener's event carries no facet for it
+  (never a wrong hash); our own events carry its hash under the same name.
 
 Needs the extension jar in python/ubunye/spark/jars/openlineage/ and the openlineage-spark
 jar in target/openlineage/ (``scripts/build-jar``, or ``scripts/sbt -DsparkVersion=4.1
@@ -114,23 +117,26 @@ def test_the_demo_on_spark_with_the_listener(tmp_path: Path, server: Any) -> Non
     _check_sent(received, records, ["COMPLETE"] * 3 + ["FAIL"])
 
     listener = [json.loads(line) for line in events_file.read_text().splitlines()]
-    assert [ol_schemas.errors(e) for e in received] == [[]] * len(received)
-    carrying: dict[tuple[str, str], list[tuple[str, dict[str, Any]]]] = {}
+    named: dict[tuple[str, str], list[tuple[str, dict[str, Any]]]] = {}  # (namespace, name) -> (type, facet)
     for event in listener:
         for dataset in event.get("outputs", []):
-            if ROWS_V1_FACET in dataset.get("outputFacets", {}):
-                carrying.setdefault((dataset["namespace"], dataset["name"]), []).append(
-                    (event["eventType"], dataset["outputFacets"][ROWS_V1_FACET]))
-    checked = []
+            named.setdefault((dataset["namespace"], dataset["name"]), []).append(
+                (event["eventType"], dataset.get("outputFacets", {}).get(ROWS_V1_FACET)))
+    same_pass, files = [], []
     for task in TASKS:
         record = records[task][0]  # the successful run
         ours = run_events(record, base=usecase)
         assert [ol_schemas.errors(e) for e in ours] == [[], []]
         for step, our_output in zip(record.outputs, ours[-1]["outputs"]):
             key = (our_output["namespace"], our_output["name"])
-            assert key in carrying, (key, sorted(carrying))  # the listener names the dataset as we do
-            assert {kind for kind, _ in carrying[key]} == {"COMPLETE"}
-            assert {(f["dataHash"], f["rowCount"]) for _, f in carrying[key]} == {(step.data_hash, step.row_count)}
-            assert step.data_hash == our_output["facets"][ROWS_V1_FACET]["dataHash"]
-            checked.append(step.name)
-    assert sorted(checked) == ["by_city", "customers_raw", "orders_clean", "orders_raw"]
+            assert "COMPLETE" in {kind for kind, _ in named.get(key, [])}, (key, sorted(named))  # named as we do
+            facets = [(kind, f) for kind, f in named[key] if f is not None]
+            assert step.data_hash and step.data_hash == our_output["facets"][ROWS_V1_FACET]["dataHash"]
+            if step.hash_pass == "same-pass":  # hashed by the write itself: the listener's COMPLETE carries it
+                assert {kind for kind, _ in facets} == {"COMPLETE"}, (step.name, named[key])
+                assert {(f["dataHash"], f["rowCount"]) for _, f in facets} == {(step.data_hash, step.row_count)}
+                same_pass.append(step.name)
+            else:  # hashed from the files after the write (json): nothing the write saw, so no facet, never a wrong one
+                assert facets == [], (step.name, facets)
+                files.append(step.name)
+    assert (sorted(same_pass), files) == (["customers_raw", "orders_clean", "orders_raw"], ["by_city"])
