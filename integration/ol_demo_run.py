@@ -32,27 +32,16 @@ def run_args(usecase: Path, data: Path, out: Path, backend: str, *tasks: str) ->
 
 
 def main(usecase: Path, data: Path, out: Path, events: Path, listener: str) -> int:
-    from pyspark.sql import SparkSession
+    from ol_listener_run import listener_builder, start
 
-    import ubunye.spark
     from ubunye.cli.app import main as ubunye_main
     from ubunye.engine.backends.spark_session import PROLEPTIC_CALENDAR
 
-    builder = (SparkSession.builder.master("local[2]").appName("ubunye-openlineage-demo")
-               .config("spark.jars", listener)
-               .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "4")
-               .config("spark.sql.session.timeZone", "UTC")
-               .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
-               .config("spark.sql.warehouse.dir", str(out / "warehouse"))
-               .config("spark.extraListeners", "io.openlineage.spark.agent.OpenLineageSparkListener")
-               .config("spark.openlineage.transport.type", "file")
-               .config("spark.openlineage.transport.location", str(events))
-               .config("spark.openlineage.namespace", "demo"))
-    for key, value in PROLEPTIC_CALENDAR.items():
+    builder = listener_builder("ubunye-openlineage-demo", out, events, listener, "demo")
+    for key, value in {"spark.sql.session.timeZone": "UTC", **PROLEPTIC_CALENDAR}.items():
         builder = builder.config(key, value)
-    spark = ubunye.spark.configure(builder).getOrCreate()
+    spark = start(builder)
     try:
-        print("spark.jars=" + spark.conf.get("spark.jars"), file=sys.stderr)
         if ubunye_main(run_args(usecase, data, out, "spark")) != 0:
             return 1
         break_task(usecase / "shop" / "orders" / "summarise")
@@ -61,7 +50,6 @@ def main(usecase: Path, data: Path, out: Path, events: Path, listener: str) -> i
     finally:
         spark.stop()  # drains the listener bus: every event is in the file
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main(Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]), Path(sys.argv[4]), sys.argv[5]))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,32 +46,45 @@ def make_spark_task(workdir: Path, fmt: str = "parquet") -> Path:
     return make_task(workdir, config)
 
 
-def main(workdir: Path, events: Path, fmt: str, listener: str) -> None:
+def listener_builder(app: str, workdir: Path, events: Path, listener: str, namespace: str) -> Any:
+    """A local[2] session builder that runs the OpenLineage Spark listener (``listener``, the
+    openlineage-spark jar) with its file transport into ``events``."""
     from pyspark.sql import SparkSession
 
-    import ubunye
+    return (SparkSession.builder.master("local[2]").appName(app)
+            .config("spark.jars", listener)
+            .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "4")
+            .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
+            .config("spark.sql.warehouse.dir", str(workdir / "warehouse"))
+            .config("spark.extraListeners", "io.openlineage.spark.agent.OpenLineageSparkListener")
+            .config("spark.openlineage.transport.type", "file")
+            .config("spark.openlineage.transport.location", str(events))
+            .config("spark.openlineage.namespace", namespace))
+
+
+def start(builder: Any) -> Any:
+    """The session, with the plugin jar and the extension jar of its line added by
+    ``ubunye.spark.configure``; its ``spark.jars`` is printed on stderr (the tests check it)."""
     import ubunye.spark
+
+    spark = ubunye.spark.configure(builder).getOrCreate()
+    print("spark.jars=" + spark.conf.get("spark.jars"), file=sys.stderr)
+    return spark
+
+
+def main(workdir: Path, events: Path, fmt: str, listener: str) -> None:
+    import ubunye
     from ubunye.engine.backends.spark_session import with_delta
 
     task = make_spark_task(workdir, fmt)
-    builder = (SparkSession.builder.master("local[2]").appName("ubunye-openlineage")
-               .config("spark.jars", listener)
-               .config("spark.ui.enabled", "false")
-               .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
-               .config("spark.sql.warehouse.dir", str(workdir / "warehouse"))
-               .config("spark.extraListeners", "io.openlineage.spark.agent.OpenLineageSparkListener")
-               .config("spark.openlineage.transport.type", "file")
-               .config("spark.openlineage.transport.location", str(events))
-               .config("spark.openlineage.namespace", "ubunye"))
+    builder = listener_builder("ubunye-openlineage", workdir, events, listener, "ubunye")
     if fmt == "delta":
         builder = with_delta(builder)
-    spark = ubunye.spark.configure(builder).getOrCreate()
-    print("spark.jars=" + spark.conf.get("spark.jars"), file=sys.stderr)
+    spark = start(builder)
     try:
         ubunye.run_task(task, spark=spark, lineage=True)
     finally:
         spark.stop()  # drains the listener bus: every event is in the file
-
 
 if __name__ == "__main__":
     main(Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4])
