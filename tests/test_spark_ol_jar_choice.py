@@ -86,3 +86,14 @@ def test_a_description_without_its_jar_is_no_jar_and_a_bad_one_names_its_file(fo
     (extension / f"{ol_jar.JAR_PREFIX}4.0_2.13-0.1.0.json").write_text("{}")
     with pytest.raises(ValueError, match="4.0_2.13-0.1.0.json"):
         ol_jar.extension_jars()
+
+
+def test_the_extension_is_built_for_the_lines_whose_spark_maven_serves() -> None:
+    import subprocess
+
+    root = Path(__file__).resolve().parents[1]
+    matrix = json.loads((root / "project" / "spark-lines.json").read_text())["lines"]
+    served = {f"{m['spark']}_{'.'.join(s.split('.')[:2])}" for m in matrix if m["jars"] == "maven" for s in m["scala"]}
+    listed = subprocess.run([str(root / "scripts" / "spark-lines"), "--openlineage"], capture_output=True, text=True,
+                            check=True, timeout=60).stdout.split()
+    assert set(listed) == served and "3.5_2.12" in listed and "4.3_2.13" not in listed
