@@ -36,7 +36,7 @@ def test_the_listeners_complete_event_carries_the_records_hash(tmp_path: Path, f
     events_file = tmp_path / "events.jsonl"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "python"), os.environ.get("PYTHONPATH", "")])}
     done = subprocess.run([sys.executable, str(Path(__file__).with_name("ol_listener_run.py")), str(tmp_path),
-                           str(events_file), fmt, listener_jar()], env=env, capture_output=True, text=True, timeout=600)
+                           str(events_file), fmt, listener_jar()], env=env, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "ubunye-spark-openlineage_" in done.stderr  # configure() put the line's extension jar on the session
     (record,) = open_store(tmp_path, DEFAULT_LINEAGE_DIR).list_runs("shop", "daily", "totals")
