@@ -63,6 +63,15 @@ def classFileMajors(jar: File): Map[String, Int] = {
   } finally zip.close()
 }
 
+/** Writes `target` whole by a rename: a JVM that has the old jar open (a running Spark) keeps
+  * reading the old file, where a copy in place would corrupt it. */
+def replaceWhole(target: File)(write: File => Unit): Unit = {
+  val tmp = target.getParentFile / s".${target.getName}.tmp"
+  write(tmp)
+  java.nio.file.Files.move(tmp.toPath, target.toPath,
+    java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE)
+}
+
 lazy val root = (project in file("."))
   .configs(SparkRuntime)
   .settings(
@@ -219,15 +228,7 @@ lazy val root = (project in file("."))
         .filter(f => f.getName.endsWith(".jar") || f.getName.endsWith(".json"))
         .filterNot(f => f.getName == s"$stem.jar" || f.getName == s"$stem.json")
       IO.delete(older :+ (dir / "ubunye-spark.json"))
-      // Each file lands whole by a rename: a JVM that has the old jar open (a running
-      // Spark) keeps reading the old file, where a copy in place would corrupt it.
-      def replace(target: File)(write: File => Unit): Unit = {
-        val tmp = dir / s".${target.getName}.tmp"
-        write(tmp)
-        java.nio.file.Files.move(tmp.toPath, target.toPath,
-          java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE)
-      }
-      replace(dir / jar.getName)(tmp => IO.copyFile(jar, tmp, preserveLastModified = false))
+      replaceWhole(dir / jar.getName)(tmp => IO.copyFile(jar, tmp, preserveLastModified = false))
       val description = Seq(
         "jar" -> jar.getName, "version" -> version.value, "spark" -> spec.short, "spark_full" -> spec.full,
         "scala" -> scalaBinaryVersion.value, "java_release" -> spec.release, "class_file_major" -> major,
@@ -237,7 +238,7 @@ lazy val root = (project in file("."))
         case (k, v: Int) => s""""$k": $v"""
         case (k, v) => s""""$k": "$v""""
       }.mkString("{", ", ", "}\n")
-      replace(dir / s"$stem.json")(tmp => IO.write(tmp, json))
+      replaceWhole(dir / s"$stem.json")(tmp => IO.write(tmp, json))
       dir / jar.getName
     },
     // `publish` writes io.ubunye:ubunye-spark_<line>_<scala>:<version> with its POM
@@ -260,11 +261,16 @@ lazy val root = (project in file("."))
 // never in the plugin jar. The listener (openlineage-spark) finds it through Java's service loader
 // and it adds `ubunye_rows_v1` to the listener's COMPLETE event of each write the planner node
 // observed. Compiled against openlineage-spark and the plugin, both `provided`: a cluster that runs
-// the listener has its jar, and the plugin jar is on the session already.
-//   scripts/sbt -DsparkVersion=4.1 openlineage/exportOpenLineage   (jars into target/openlineage/)
+// the listener has its jar, and the plugin jar is on the session already. Built for the lines whose
+// Spark the Maven repository serves (scripts/spark-lines --openlineage; not 4.3), by scripts/build-jar
+// with the plugin jar, or alone:
+//   scripts/sbt -DsparkVersion=4.1 openlineage/exportOpenLineage
+// which puts the jar and its description (.json) into python/ubunye/spark/jars/openlineage/ (the
+// wheel carries them; ubunye.spark.configure picks the session's) and the openlineage-spark jar
+// it was built against into target/openlineage/ (for the integration tests).
 val openLineageSparkVersion = "1.53.0"
 lazy val exportOpenLineage = taskKey[File](
-  "Packages the OpenLineage extension jar and puts it, with the openlineage-spark jar it was built against, into target/openlineage/")
+  "Packages the OpenLineage extension jar into python/ubunye/spark/jars/openlineage/ (with its description) and the openlineage-spark jar into target/openlineage/")
 lazy val openlineage = (project in file("scala/openlineage"))
   .dependsOn(root % Provided)
   .settings(
@@ -303,16 +309,39 @@ lazy val openlineage = (project in file("scala/openlineage"))
       if (spec.jars != "maven")
         sys.error(s"the OpenLineage extension builds on lines whose Spark the Maven repository serves, not ${spec.short}")
       Def.task(exportTo((Compile / packageBin).value, (Compile / managedClasspath).value.map(_.data),
-        (ThisBuild / baseDirectory).value))
-    }.value
+        (ThisBuild / baseDirectory).value, version.value, spec, scalaBinaryVersion.value))
+    }.value,
+    // Published beside the plugin (target/maven-repo) and bundled with it per line (scripts/maven-bundle).
+    publishTo := Some(MavenCache("ubunye-local", (ThisBuild / baseDirectory).value / "target" / "maven-repo")),
+    publishMavenStyle := true,
+    publishConfiguration := publishConfiguration.value.withOverwrite(true),
+    pomIncludeRepository := (_ => false),
+    description := "The OpenLineage Spark listener's extension: adds the ubunye_rows_v1 facet (rows-v1 table hashes) to its COMPLETE events",
+    Compile / packageDoc / publishArtifact := release,
+    Compile / packageSrc / publishArtifact := release,
+    Test / packageDoc / publishArtifact := false,
+    Test / packageSrc / publishArtifact := false
   )
 
-def exportTo(jar: File, classpath: Seq[File], base: File): File = {
+def exportTo(jar: File, classpath: Seq[File], base: File, version: String, spec: SparkVersionSpec,
+             scalaBinary: String): File = {
   val listener = classpath.find(_.getName.startsWith("openlineage-spark_"))
     .getOrElse(sys.error("openlineage-spark was not resolved"))
-  val dir = base / "target" / "openlineage"
+  val tests = base / "target" / "openlineage"
+  IO.createDirectory(tests)
+  IO.copyFile(listener, tests / listener.getName)
+  // The package's copy: one jar and description per line; that line's older files are replaced.
+  val dir = base / "python" / "ubunye" / "spark" / "jars" / "openlineage"
   IO.createDirectory(dir)
-  IO.copyFile(jar, dir / jar.getName)
-  IO.copyFile(listener, dir / listener.getName)
-  dir
+  val stem = jar.getName.stripSuffix(".jar")
+  val older = (dir * s"ubunye-spark-openlineage_${spec.short}_$scalaBinary-*").get
+    .filterNot(f => f.getName == s"$stem.jar" || f.getName == s"$stem.json")
+  IO.delete(older)
+  replaceWhole(dir / jar.getName)(tmp => IO.copyFile(jar, tmp, preserveLastModified = false))
+  val json = Seq("jar" -> jar.getName, "version" -> version, "spark" -> spec.short, "spark_full" -> spec.full,
+    "scala" -> scalaBinary, "java_release" -> spec.release, "openlineage_spark" -> openLineageSparkVersion,
+    "factory" -> "io.ubunye.spark.openlineage.UbunyeOpenLineageFactory")
+    .map { case (k, v) => s""""$k": "$v"""" }.mkString("{", ", ", "}\n")
+  replaceWhole(dir / s"$stem.json")(tmp => IO.write(tmp, json))
+  dir / jar.getName
 }

@@ -1,51 +1,90 @@
 """Run by integration/test_openlineage_listener_spark.py in a Spark JVM of its own (the
 OpenLineage listener is set when a session starts, so it cannot join the shared one):
-a task writing parquet, run by the engine with recording on, on a local[2] session with
-the plugin, the OpenLineage Spark listener (file transport) and our listener extension.
+a task writing parquet or Delta, run by the engine with recording on, on a local[2] session
+with the plugin, the OpenLineage Spark listener (file transport) and our listener extension
+(and, for Delta, Delta's extension, catalog and jars).
 
-    python ol_listener_run.py WORKDIR EVENTS_FILE JAR...
+    python ol_listener_run.py WORKDIR EVENTS_FILE FORMAT LISTENER_JAR
+
+The extension jar is not named: ``ubunye.spark.configure`` adds the one of the session's line
+(the listener is in ``spark.extraListeners``), as a user's session gets it.
 """
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def make_spark_task(workdir: Path) -> Path:
-    """The fast suite's pandas task (tests/test_compat_080_cli.py) on Spark, writing parquet to ``workdir/out``."""
+def listener_jar() -> str:
+    """The openlineage-spark jar the extension was built against (target/openlineage/), once the
+    package has the extension jar of the installed pyspark's line; else fails saying how to build them."""
+    from ubunye.spark.ol_jar import extension_jar
+    from ubunye.spark.runtime import spark_runtime
+
+    runtime = spark_runtime()
+    ours = extension_jar(runtime.spark or "", runtime.scala or "")
+    listener = sorted((ROOT / "target" / "openlineage").glob("openlineage-spark_*.jar"))
+    assert ours is not None and listener, (
+        f"no OpenLineage extension jar for Spark {runtime.spark} / Scala {runtime.scala} in the package, or no "
+        "openlineage-spark jar in target/openlineage: run scripts/build-jar (or scripts/sbt "
+        "-DsparkVersion=<line> openlineage/exportOpenLineage)")
+    return str(listener[-1])
+
+
+def make_spark_task(workdir: Path, fmt: str = "parquet") -> Path:
+    """The fast suite's pandas task (tests/test_compat_080_cli.py) on Spark, writing ``fmt`` to ``workdir/out/big``."""
     sys.path.insert(0, str(ROOT / "tests"))
     from test_compat_080_cli import CONFIG, make_task
 
     config = CONFIG.replace("backend: pandas", "backend: spark").replace('"{{ task_dir }}/out"',
                                                                         f'"{workdir / "out" / "big"}"')
-    assert config.count("spark") == 1 and str(workdir) in config, config
+    config = config.replace("big: {format: parquet", f"big: {{format: {fmt}")
+    assert config.count("spark") == 1 and str(workdir) in config and f"format: {fmt}" in config, config
     return make_task(workdir, config)
 
 
-def main(workdir: Path, events: Path, jars: list[str]) -> None:
+def listener_builder(app: str, workdir: Path, events: Path, listener: str, namespace: str) -> Any:
+    """A local[2] session builder that runs the OpenLineage Spark listener (``listener``, the
+    openlineage-spark jar) with its file transport into ``events``."""
     from pyspark.sql import SparkSession
 
-    import ubunye
+    return (SparkSession.builder.master("local[2]").appName(app)
+            .config("spark.jars", listener)
+            .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "4")
+            .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
+            .config("spark.sql.warehouse.dir", str(workdir / "warehouse"))
+            .config("spark.extraListeners", "io.openlineage.spark.agent.OpenLineageSparkListener")
+            .config("spark.openlineage.transport.type", "file")
+            .config("spark.openlineage.transport.location", str(events))
+            .config("spark.openlineage.namespace", namespace))
+
+
+def start(builder: Any) -> Any:
+    """The session, with the plugin jar and the extension jar of its line added by
+    ``ubunye.spark.configure``; its ``spark.jars`` is printed on stderr (the tests check it)."""
     import ubunye.spark
 
-    task = make_spark_task(workdir)
-    builder = (SparkSession.builder.master("local[2]").appName("ubunye-openlineage")
-               .config("spark.jars", ",".join(jars))
-               .config("spark.ui.enabled", "false")
-               .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
-               .config("spark.sql.warehouse.dir", str(workdir / "warehouse"))
-               .config("spark.extraListeners", "io.openlineage.spark.agent.OpenLineageSparkListener")
-               .config("spark.openlineage.transport.type", "file")
-               .config("spark.openlineage.transport.location", str(events))
-               .config("spark.openlineage.namespace", "ubunye"))
     spark = ubunye.spark.configure(builder).getOrCreate()
+    print("spark.jars=" + spark.conf.get("spark.jars"), file=sys.stderr)
+    return spark
+
+
+def main(workdir: Path, events: Path, fmt: str, listener: str) -> None:
+    import ubunye
+    from ubunye.engine.backends.spark_session import with_delta
+
+    task = make_spark_task(workdir, fmt)
+    builder = listener_builder("ubunye-openlineage", workdir, events, listener, "ubunye")
+    if fmt == "delta":
+        builder = with_delta(builder)
+    spark = start(builder)
     try:
         ubunye.run_task(task, spark=spark, lineage=True)
     finally:
         spark.stop()  # drains the listener bus: every event is in the file
 
-
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3:])
+    main(Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4])

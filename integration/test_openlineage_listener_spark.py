@@ -1,11 +1,12 @@
 """The OpenLineage Spark listener's own events carry ``ubunye_rows_v1``: with our listener
 extension (``scala/openlineage``, loaded by openlineage-spark through Java's service loader)
-the listener's COMPLETE event of a parquet write names the dataset as our events do and
-carries the data hash of our run record.
+the listener's COMPLETE event of a parquet and of a Delta write names the dataset as our
+events do and carries the data hash of our run record.
 
-The extension jar and the openlineage-spark jar it was built against are in
-``target/openlineage/`` (``scripts/sbt -DsparkVersion=4.1 openlineage/exportOpenLineage``);
-without them this test fails saying so.
+The extension jar is the package's (python/ubunye/spark/jars/openlineage/, chosen for the
+session's line by ``ubunye.spark.configure``); the openlineage-spark jar it was built against is
+in ``target/openlineage/`` (``scripts/build-jar`` or ``scripts/sbt -DsparkVersion=4.1
+openlineage/exportOpenLineage``); without them this test fails saying so.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import sys
 from pathlib import Path
 
 import jsonschema
+import pytest
 
 from ubunye.engine.execution import DEFAULT_LINEAGE_DIR
 from ubunye.lineage.openlineage import ROWS_V1_FACET, ROWS_V1_SCHEMA, run_events
@@ -25,27 +27,18 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))  # the official schemas, generated as the fast tests generate them
 import ol_schemas  # noqa: E402
 
-JARS = ROOT / "target" / "openlineage"
+sys.path.insert(0, str(Path(__file__).parent))
+from ol_listener_run import listener_jar  # noqa: E402
 
 
-def _jars() -> list[str]:
-    import pyspark
-
-    line = ".".join(pyspark.__version__.split(".")[:2])
-    ours = sorted(JARS.glob(f"ubunye-spark-openlineage_{line}_*.jar"))
-    listener = sorted(JARS.glob("openlineage-spark_*.jar"))
-    assert ours and listener, (f"no OpenLineage extension jar for Spark {line} in {JARS}: run "
-                               f"scripts/sbt -DsparkVersion={line} openlineage/exportOpenLineage")
-    return [str(ours[-1]), str(listener[-1])]
-
-
-def test_the_listeners_complete_event_carries_the_records_hash(tmp_path: Path) -> None:
-
+@pytest.mark.parametrize("fmt", ["parquet", "delta"])
+def test_the_listeners_complete_event_carries_the_records_hash(tmp_path: Path, fmt: str) -> None:
     events_file = tmp_path / "events.jsonl"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "python"), os.environ.get("PYTHONPATH", "")])}
     done = subprocess.run([sys.executable, str(Path(__file__).with_name("ol_listener_run.py")), str(tmp_path),
-                           str(events_file), *_jars()], env=env, capture_output=True, text=True, timeout=600)
+                           str(events_file), fmt, listener_jar()], env=env, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
+    assert "ubunye-spark-openlineage_" in done.stderr  # configure() put the line's extension jar on the session
     (record,) = open_store(tmp_path, DEFAULT_LINEAGE_DIR).list_runs("shop", "daily", "totals")
     (step,) = record.outputs
     assert record.status == "success" and step.hash_pass == "same-pass" and step.data_hash

@@ -14,10 +14,11 @@ ROOT = Path(__file__).resolve().parents[1]
 VERSION = (ROOT / "VERSION").read_text().strip()
 
 
-def repo(tmp: Path, lines: list[str], classifiers: tuple[str, ...] = ("sources", "javadoc")) -> Path:
+def repo(tmp: Path, lines: list[str], classifiers: tuple[str, ...] = ("sources", "javadoc"),
+         prefix: str = "ubunye-spark_") -> Path:
     """A local Maven repository as `scripts/build-jar --publish` writes it (fake contents)."""
     for line in lines:
-        artifact = f"ubunye-spark_{line}"
+        artifact = f"{prefix}{line}"
         folder = tmp / "repo" / "io" / "ubunye" / artifact / VERSION
         folder.mkdir(parents=True)
         (folder / f"{artifact}-{VERSION}.jar").write_bytes(f"jar {line}".encode())
@@ -76,3 +77,29 @@ def test_test_scoped_artifacts_are_not_part_of_a_release(tmp_path: Path) -> None
     assert done.returncode == 1
     assert f"ubunye-spark_4.0_2.13-{VERSION}-tests-javadoc.jar: not a file of the release" in done.stderr
     assert "tests-javadoc.jar.md5: not a file" in done.stderr
+
+
+def test_the_openlineage_extension_rides_in_its_lines_bundle(tmp_path: Path) -> None:
+    maven_repo = repo(tmp_path, ["3.5_2.12", "4.1_2.13", "4.3_2.13"])
+    repo(tmp_path, ["3.5_2.12", "4.1_2.13"], prefix="ubunye-spark-openlineage_")
+    out = bundle(tmp_path, maven_repo)
+    with zipfile.ZipFile(out / f"ubunye-spark_4.1_2.13-{VERSION}-bundle.zip") as z:
+        assert f"io/ubunye/ubunye-spark-openlineage_4.1_2.13/{VERSION}/ubunye-spark-openlineage_4.1_2.13-{VERSION}.jar.sha1" in z.namelist()
+    done = lint(out, "--lines", "3.5_2.12 4.1_2.13 4.3_2.13", "--openlineage-lines", "3.5_2.12 4.1_2.13")
+    assert done.returncode == 0, done.stderr
+    done = lint(out, "--openlineage-lines", "3.5_2.12 4.1_2.13 4.3_2.13")
+    assert done.returncode == 1 and "the bundle of line 4.3_2.13 has no OpenLineage extension" in done.stderr
+    done = lint(out, "--openlineage-lines", "3.5_2.12")
+    assert done.returncode == 1 and "line 4.1_2.13 has an OpenLineage extension, which is not built" in done.stderr
+
+
+def test_an_extension_without_its_javadoc_or_of_another_line_is_named(tmp_path: Path) -> None:
+    maven_repo = repo(tmp_path, ["4.1_2.13"])
+    repo(tmp_path, ["4.1_2.13"], classifiers=("sources",), prefix="ubunye-spark-openlineage_")
+    done = lint(bundle(tmp_path, maven_repo))
+    assert done.returncode == 1 and f"no ubunye-spark-openlineage_4.1_2.13-{VERSION}-javadoc.jar\n" in done.stderr
+    zipped = next((tmp_path / "maven").glob("*-bundle.zip"))
+    with zipfile.ZipFile(zipped, "a") as z:
+        z.writestr(f"io/ubunye/ubunye-spark-openlineage_4.0_2.13/{VERSION}/x.jar", b"x")
+    done = lint(tmp_path / "maven")
+    assert done.returncode == 1 and "not one io/ubunye/ubunye-spark_<line>_<scala>/<version> folder" in done.stderr

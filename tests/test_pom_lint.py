@@ -71,3 +71,32 @@ def test_a_dry_run_notes_the_placeholder_but_still_needs_sources_and_javadoc(tmp
     done = lint(tmp_path, "--release", "--dry-run", url="https://example.invalid/ubunye", classifiers=("sources", "javadoc"))
     assert done.returncode == 0, done.stderr
     assert "note: placeholder URL example.invalid" in done.stdout
+
+
+def extension_lint(tmp: Path, extra: str) -> subprocess.CompletedProcess[str]:
+    """The OpenLineage extension's POM (ubunye-spark-openlineage_3.5_2.12) with ``extra`` dependencies."""
+    folder = tmp / "repo" / "io" / "ubunye" / "ubunye-spark-openlineage_3.5_2.12" / "0.1.0"
+    folder.mkdir(parents=True, exist_ok=True)
+    pom = POM.format(url="https://github.com/o/r", licenses=LICENSES, extra=extra).replace(
+        "<artifactId>ubunye-spark_3.5_2.12</artifactId><version>0.1.0</version>",
+        "<artifactId>ubunye-spark-openlineage_3.5_2.12</artifactId><version>0.1.0</version>")
+    (folder / "ubunye-spark-openlineage_3.5_2.12-0.1.0.pom").write_text(pom)
+    return subprocess.run([sys.executable, str(ROOT / "scripts" / "pom-lint"), str(tmp / "repo")],
+                          capture_output=True, text=True, timeout=60)
+
+
+def _dep(group: str, artifact: str, scope: str = "provided") -> str:
+    return f"<dependency><groupId>{group}</groupId><artifactId>{artifact}</artifactId><version>1</version><scope>{scope}</scope></dependency>"
+
+
+def test_the_openlineage_extension_may_name_the_listener_and_its_plugin_provided(tmp_path: Path) -> None:
+    ok = _dep("io.openlineage", "openlineage-spark_2.12") + _dep("io.ubunye", "ubunye-spark_3.5_2.12")
+    done = extension_lint(tmp_path, ok)
+    assert done.returncode == 0, done.stderr
+    done = extension_lint(tmp_path / "b", _dep("io.ubunye", "ubunye-spark_4.1_2.13") + _dep(
+        "io.openlineage", "openlineage-spark_2.12", "compile"))
+    assert done.returncode == 1
+    assert "io.ubunye:ubunye-spark_4.1_2.13 (provided)" in done.stderr
+    assert "io.openlineage:openlineage-spark_2.12 (compile)" in done.stderr
+    # the plugin's own POM may not name them
+    assert lint(tmp_path / "c", extra=_dep("io.openlineage", "openlineage-spark_2.12")).returncode == 1

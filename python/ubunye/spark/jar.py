@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional, TypeVar
 
-from ubunye.spark import _compat
+from ubunye.spark import _compat, ol_jar
 from ubunye.spark.runtime import class_file_major, java_feature, launcher_java_version, line_of, spark_runtime
 
 JAR_PREFIX = "ubunye-spark_"
@@ -260,7 +260,10 @@ def configure(builder: B, *, jar: Optional[JarInfo] = None, extensions: bool = T
 
     The jar is the one for the Spark line and Scala version the session will run
     (:func:`jar_info`). Existing ``spark.jars`` and ``spark.sql.extensions``
-    entries (Delta's, for example) are kept. When the package has no jar for
+    entries (Delta's, for example) are kept. When ``spark.extraListeners`` names the
+    OpenLineage Spark listener, the listener's extension jar of the same line goes on
+    ``spark.jars`` too (:mod:`ubunye.spark.ol_jar`; one :class:`ExtensionJarWarning`
+    line when the package has none for that line). When the package has no jar for
     that line, when ``jar`` is for another line, or when the JVM the session
     will start on is too old for the jar, the jar is left out with one
     :class:`JarMismatchWarning` line naming both sides, so the session still
@@ -285,7 +288,14 @@ def configure(builder: B, *, jar: Optional[JarInfo] = None, extensions: bool = T
         return builder
     options = _compat.builder_options(builder)
     b: Any = builder
-    b.config("spark.jars", _append_csv(options.get("spark.jars"), str(info.path)))
+    jars = _append_csv(options.get("spark.jars"), str(info.path))
+    if ol_jar.runs_listener(options):  # the OpenLineage listener's extension of the same line
+        extension = ol_jar.extension_jar(info.spark, info.scala)
+        if extension is None:
+            warnings.warn(ol_jar.missing_line(info.spark, info.scala), ol_jar.ExtensionJarWarning, stacklevel=2)
+        else:
+            jars = _append_csv(jars, str(extension.path))
+    b.config("spark.jars", jars)
     if extensions:
         b.config(
             "spark.sql.extensions", _append_csv(options.get("spark.sql.extensions"), info.extensions)
