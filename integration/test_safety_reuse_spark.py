@@ -65,6 +65,9 @@ def test_lying_record_delta_file_rewritten_same_size_old_mtime_is_hashed_again(
 
     before = first.stat()
     shutil.copyfile(second, first)  # rewritten in place: other rows, same name, same size
+    crc = lambda p: p.with_name(f".{p.name}.crc")  # noqa: E731 - Hadoop's local checksum file, rewritten with it
+    if crc(second).exists():
+        shutil.copyfile(crc(second), crc(first))
     os.utime(first, ns=(before.st_atime_ns, before.st_mtime_ns))
     assert (first.stat().st_size, first.stat().st_mtime_ns) == (before.st_size, before.st_mtime_ns)
 
