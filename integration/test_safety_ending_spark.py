@@ -116,30 +116,36 @@ def test_sigterm_during_a_spark_action_ends_the_record_and_exits_143(tmp_path: P
     folder = make(tmp_path, BLOCK_IN_UDF)
     os.mkfifo(folder / "in_udf.fifo")
     os.mkfifo(folder / "never.fifo")
+    code, err = _terminated_in_udf(tmp_path, folder, ["-m", "ubunye", "run", "-d", str(tmp_path), "-u", "shop",
+                                                      "-p", "orders", "-t", "t", "--lineage"])
+    assert code == 143, err[-3000:]
+    assert "FAIL shop/orders/t: stopped by signal 15 (SIGTERM)" in err
+    (record,) = records(tmp_path)
+    assert record["status"] == "error" and record["error"] == "stopped by signal 15 (SIGTERM)"
+    assert not (tmp_path / "data" / "out").exists()
+
+
+def _terminated_in_udf(tmp_path: Path, folder: Path, args: list[str]) -> tuple[int, str]:
+    """Start ``python ARGS``, wait until its UDF runs (the run's record ``running``), send SIGTERM and
+    wait (bounded) for the process to end; its exit code and output."""
     package_root = str(Path(ubunye.__file__).resolve().parent.parent)
     env = child_env({"PYTHONPATH": package_root + os.pathsep + os.environ.get("PYTHONPATH", "")})
     log = tmp_path / "run.log"  # a file, not a pipe nobody reads while the child starts
     with open(log, "wb") as sink:
-        proc = subprocess.Popen([sys.executable, "-m", "ubunye", "run", "-d", str(tmp_path), "-u", "shop", "-p",
-                                 "orders", "-t", "t", "--lineage"], env=env, stdout=sink, stderr=sink)
+        proc = subprocess.Popen([sys.executable, *args], env=env, stdout=sink, stderr=sink)
     ready = os.open(folder / "in_udf.fifo", os.O_RDONLY | os.O_NONBLOCK)
     try:
         assert _read_when_written(ready, proc) == b"in udf"  # a Spark worker runs the UDF
         assert [r["status"] for r in records(tmp_path, "_started")] == ["running"] and not records(tmp_path)
         proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=ENDS_WITHIN)
+        proc.wait(timeout=ENDS_WITHIN)  # without the handler closing the connection: waits for ever
     finally:
         os.close(ready)
         if proc.poll() is None:
             proc.kill()
             proc.wait()
         _release(folder / "never.fifo")
-    err = log.read_text(encoding="utf-8", errors="replace")
-    assert proc.returncode == 143, err[-3000:]
-    assert "FAIL shop/orders/t: stopped by signal 15 (SIGTERM)" in err
-    (record,) = records(tmp_path)
-    assert record["status"] == "error" and record["error"] == "stopped by signal 15 (SIGTERM)"
-    assert not (tmp_path / "data" / "out").exists()
+    return proc.returncode, log.read_text(encoding="utf-8", errors="replace")
 
 
 def _read_when_written(fd: int, proc: "subprocess.Popen[str]") -> bytes:
@@ -163,3 +169,39 @@ def _release(fifo: Path) -> None:
         os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
     except OSError:  # ENXIO: nobody is waiting
         pass
+
+
+# The library's own context manager (no task engine, no backend): the same UDF waits in collect()
+# inside ``ubunye.lineage.run(handle_signals=True)``; SIGTERM must end the record and the process.
+LIBRARY_RUN = """
+import os, sys
+from pyspark.sql import SparkSession, functions as F
+import ubunye.lineage
+
+root, folder = sys.argv[1], sys.argv[2]
+spark = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
+
+def wait(v):
+    import os
+    with open(os.path.join(folder, "in_udf.fifo"), "w") as ready:
+        ready.write("in udf")
+    open(os.path.join(folder, "never.fifo")).read()
+    return v
+
+with ubunye.lineage.run("shop/orders/t", usecase_dir=root, handle_signals=True) as run:
+    people = spark.read.parquet(os.path.join(root, "data", "people.parquet"))
+    run.input("people", people, location=os.path.join(root, "data", "people.parquet"), format="parquet")
+    people.repartition(1).withColumn("x", F.udf(wait, "string")("name")).collect()
+"""
+
+
+def test_sigterm_during_a_spark_action_in_the_library_run_ends_the_record(tmp_path: Path) -> None:
+    folder = make(tmp_path, "return {'out': sources['people']}")
+    os.mkfifo(folder / "in_udf.fifo")
+    os.mkfifo(folder / "never.fifo")
+    script = tmp_path / "job.py"
+    script.write_text(LIBRARY_RUN, encoding="utf-8")
+    _, err = _terminated_in_udf(tmp_path, folder, [str(script), str(tmp_path), str(folder)])
+    assert "Stopped: stopped by signal 15 (SIGTERM)" in err, err[-3000:]
+    (record,) = records(tmp_path)
+    assert record["status"] == "error" and record["error"] == "stopped by signal 15 (SIGTERM)"

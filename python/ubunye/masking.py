@@ -58,7 +58,9 @@ _SECRET_PARTS = (
 # Whole name segments (split on _ - . and case changes) that make it secret.
 _SECRET_SEGMENTS = frozenset({"auth", "authorization", "sig", "signature", "pass", "pw"})
 # "<word>_key" is secret for these words; "key" alone is secret too.
-_SECRET_KEY_PREFIXES = frozenset({"secret", "master", "shared", "storage", "client", "encryption", "signing"})
+# "<word>.key" anywhere in a dotted name too: Hadoop's ``fs.azure.account.key.<account>.dfs.core.windows.net``.
+_SECRET_KEY_PREFIXES = frozenset({"secret", "master", "shared", "storage", "client", "encryption", "signing",
+                                  "account"})
 
 _STOP = r"\s\"'<>`"  # characters that end a URL-like token
 # scheme://user:password@ (the password runs to the last @ of the token: it may hold / @ :;
@@ -95,7 +97,7 @@ def is_secret_name(name: str) -> bool:
     segments = _segments(name)
     if segments == ["key"] or any(s in _SECRET_SEGMENTS for s in segments):
         return True
-    return len(segments) > 1 and segments[-1] == "key" and segments[-2] in _SECRET_KEY_PREFIXES
+    return any(s == "key" and before in _SECRET_KEY_PREFIXES for before, s in zip(segments, segments[1:]))
 
 
 def _secret_key(name: str) -> bool:

@@ -458,3 +458,24 @@ def test_secret_leak_log_line_in_a_library_run(tmp_path: Path) -> None:
     result = Result(proc.returncode, proc.stdout, proc.stderr)
     assert result.code == 0 and result.out == "done\n" and "connecting with ***" in result.err, str(result)
     assert_no_secret("Lib-Key-4473", result)
+
+
+def test_secret_leak_hadoop_account_key_option_in_run(tmp_path: Path) -> None:
+    """A writer option named as Hadoop names an Azure storage key (``fs.azure.account.key.<account>
+    .dfs.core.windows.net``): the pandas backend refuses the option in a line that quotes it, which
+    showed the key (the name's last segments are not ``..._key``)."""
+    uc = Usecase(tmp_path)
+    src = uc.parquet("people.parquet")
+    uc.task("t", f"""
+CONFIG:
+  inputs:
+    people: {{format: parquet, path: "{src}"}}
+  outputs:
+    out:
+      format: csv
+      path: "{uc.root / 'data' / 'out'}"
+      options: {{fs.azure.account.key.acct.dfs.core.windows.net: "QXp1cmUta2V5LTc3MTI="}}
+""")
+    result = uc.run("-t", "t", "--lineage")
+    assert result.code in (1, 2) and "fs.azure.account.key" in result.err, str(result)
+    assert_no_secret("QXp1cmUta2V5LTc3MTI=", result, *written(uc))

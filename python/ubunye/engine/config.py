@@ -95,6 +95,26 @@ class IOSpec:
             out.setdefault(key, value)
         return out
 
+    @property
+    def written_whole(self) -> bool:
+        """An output whose write leaves at its location exactly what it wrote (mode ``overwrite``
+        or ``errorifexists``, no ``partition_by``): the location alone can be read back as
+        this write's data (a second pass, a storage signature). The one statement of that rule."""
+        return self.mode in ("overwrite", "errorifexists") and not self.partition_by
+
+    def read_back_options(self) -> dict[str, str]:
+        """The reader options that read a csv or json output's files as this write stored them, on
+        every backend and in its record: the writer's options (names lower-cased, Spark's string
+        values; the reader takes the ones it shares, such as ``sep``, ``nullValue``,
+        ``timestampFormat``, and ignores the others), csv's ``header`` as the writer defaults it,
+        and ``mode=FAILFAST`` (text the written schema cannot take fails the hash instead of
+        reading as null)."""
+        out = {str(k).lower(): _spark_value(v) for k, v in self.options.items()}
+        if self.format == "csv":
+            out.setdefault("header", "true")
+        out["mode"] = "FAILFAST"
+        return out
+
 
 def _spark_value(value: Any) -> str:
     """The string Spark keeps for an option value (pyspark's ``to_str``: ``True`` -> ``"true"``)."""

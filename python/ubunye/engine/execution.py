@@ -484,9 +484,9 @@ def execute(execution: TaskExecution, *, handle_signals: bool = False) -> TaskRe
     ``KeyboardInterrupt`` as ``interrupted``; a ``KeyboardInterrupt`` or a signal
     (``handle_signals``: SIGTERM/SIGINT, main thread) is re-raised once the record is written,
     anything else is returned as the failed result. ``ENGINE.timeout`` bounds the run."""
-    from ubunye.lineage.ending import ending_signals, end_status, on_interrupt, reraise, time_limit
+    from ubunye.lineage.ending import ending_signals, end_status, reraise, time_limit
 
-    with active(execution.masker), on_interrupt(execution.backend.signalled), ending_signals(handle_signals):
+    with active(execution.masker), ending_signals(handle_signals):
         try:
             execution.start()  # the running record, before the clock starts
             execution.check_started()

@@ -80,10 +80,9 @@ class Notebook:
     def _guard(self, step: Any, *args: Any) -> Any:
         """Run one step; anything it raises (SystemExit too) ends the record (lineage/ending.py's one
         mapping) and propagates. ``ENGINE.timeout`` bounds each step; signals as ``handle_signals``."""
-        from ubunye.lineage.ending import end_status, ending_signals, on_interrupt, time_limit
+        from ubunye.lineage.ending import end_status, ending_signals, time_limit
 
-        with active(self.execution.masker), on_interrupt(self.execution.backend.signalled), \
-                ending_signals(self.handle_signals):
+        with active(self.execution.masker), ending_signals(self.handle_signals):
             try:
                 self._start()  # the running record, before the clock starts
                 self.execution.check_started()

@@ -30,7 +30,6 @@ from typing import Any, Iterable, Optional
 from ubunye.engine.config import IOSpec
 
 SIGNED_FORMATS = ("parquet", "delta")
-WHOLE_WRITE_MODES = ("overwrite", "errorifexists")
 # Write options that change how rows are stored, never which rows or values.
 HARMLESS_WRITE_OPTIONS = frozenset({"compression", "maxRecordsPerFile", "parquet.block.size", "parquet.page.size"})
 
@@ -43,7 +42,7 @@ def signable(spec: IOSpec) -> bool:
         return False
     if spec.direction == "input":
         return not spec.options and spec.schema is None
-    if spec.mode not in WHOLE_WRITE_MODES or spec.partition_by:
+    if not spec.written_whole:
         return False
     return {str(k) for k in spec.options} <= HARMLESS_WRITE_OPTIONS
 
@@ -115,10 +114,38 @@ def _hidden(name: str) -> bool:
 def _local_entry(rel: str, path: Path) -> Entry:
     """A local file's entry. Its identity holds the device, the inode and the change time
     (``st_ctime_ns``): a rewrite of the same size can set the modification time back
-    (``os.utime``) but not the change time. A signature taken before the change time was
-    part of it never equals one taken now, so an older record only costs a scan."""
+    (``os.utime``) but not the change time. It also holds the file's parquet footer
+    (:func:`footer_digest`), evidence from the content itself that does not depend on what
+    the file system keeps. A signature taken before a part was added never equals one
+    taken now, so an older record only costs a scan."""
     st = path.stat()
-    return (rel, st.st_size, st.st_mtime_ns, f"{st.st_dev}:{st.st_ino}:{st.st_ctime_ns}")
+    with open(path, "rb") as handle:
+        footer = footer_digest(handle.seek, handle.read, st.st_size)
+    return (rel, st.st_size, st.st_mtime_ns, f"{_file_identity(st)}:{footer}")
+
+
+def _file_identity(st: os.stat_result) -> str:
+    """What a local disk keeps of a file besides size and modification time."""
+    return f"{st.st_dev}:{st.st_ino}:{st.st_ctime_ns}"
+
+
+FOOTER_LIMIT = 64 * 1024 * 1024  # a footer longer than this is not read (a damaged or odd file)
+
+
+def footer_digest(seek: Any, read: Any, size: int) -> str:
+    """``footer:<sha256>`` of a parquet file's footer (the Thrift file metadata: its schema,
+    each row group's row count, each column chunk's offsets, sizes and min/max/null-count
+    statistics), read from the file's end through ``seek``/``read``; ``nofooter`` for a file
+    that is not parquet (a Delta commit, a damaged file). Two reads, however large the file."""
+    if size < 12:
+        return "nofooter"
+    seek(size - 8)
+    tail = read(8)
+    length = int.from_bytes(tail[:4], "little")
+    if tail[4:] != b"PAR1" or length <= 0 or length > min(size - 12, FOOTER_LIMIT):
+        return "nofooter"
+    seek(size - 8 - length)
+    return "footer:" + hashlib.sha256(read(length)).hexdigest()
 
 
 def _local_entries(root: Path, only: Optional[str]) -> Optional[list[Entry]]:
@@ -150,7 +177,7 @@ def _hadoop_entries(spark: Any, location: str, only: Optional[str]) -> Optional[
     fs = base.getFileSystem(conf)
     if only is not None:
         st = fs.getFileStatus(jvm.org.apache.hadoop.fs.Path(base, only) if only else base)
-        return [(only, int(st.getLen()), int(st.getModificationTime()), "")]
+        return [(only, int(st.getLen()), int(st.getModificationTime()), _hadoop_identity(spark, fs, st))]
     if not fs.exists(base):
         return None
     prefix = fs.makeQualified(base).toString().rstrip("/") + "/"
@@ -162,14 +189,40 @@ def _hadoop_entries(spark: Any, location: str, only: Optional[str]) -> Optional[
         rel = full[len(prefix):] if full.startswith(prefix) else st.getPath().getName()
         if any(_hidden(part) for part in rel.split("/")):
             continue
-        found.append((rel, int(st.getLen()), int(st.getModificationTime()), ""))
+        found.append((rel, int(st.getLen()), int(st.getModificationTime()), _hadoop_identity(spark, fs, st)))
     return found
+
+
+def _hadoop_identity(spark: Any, fs: Any, st: Any) -> str:
+    """A Hadoop file's content evidence: the file system's checksum where it keeps one (HDFS:
+    of every block's CRCs, no data read; None elsewhere) and the parquet footer's digest."""
+    from ubunye.spark import _compat
+
+    checksum = fs.getFileChecksum(st.getPath())
+    stream = fs.open(st.getPath())
+    try:
+        position = [0]
+
+        def seek(to: int) -> None:
+            position[0] = to
+
+        def read(n: int) -> bytes:
+            buffer = _compat.jvm_byte_array(spark, n)
+            stream.readFully(position[0], buffer)
+            return _compat.jvm_bytes(spark, buffer)
+
+        footer = footer_digest(seek, read, int(st.getLen()))
+    finally:
+        stream.close()
+    return f"{'' if checksum is None else checksum.toString()}:{footer}"
 
 
 def _delta_data_entries(spark: Any, location: str, version: int) -> Optional[list[Entry]]:
     """Every data file of the table at ``version`` (as Delta's log lists them), signed like
     a parquet file: a data file rewritten in place, with the same name and size, changes its
-    modification time or (on a local disk) its change time, so the signature changes too.
+    modification time, or (on a local disk) its change time, or its parquet footer (row
+    counts, chunk sizes, statistics: docs/safety.md says what that misses), so the signature
+    changes too.
     None when the files cannot be listed (no session, not a Delta table)."""
     if spark is None:
         return None

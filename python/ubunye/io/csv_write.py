@@ -15,9 +15,9 @@ def _cell(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, dt.datetime):
-        if v.tzinfo is not None:
-            v = v.astimezone(dt.timezone.utc).replace(tzinfo=None)
-        return v.isoformat(sep=" ")
+        from ubunye.io.datetimes import written_timestamp
+
+        return written_timestamp(v)
     if isinstance(v, float):
         return repr(v) if v == v and v not in (float("inf"), float("-inf")) else (
             "NaN" if v != v else ("Inf" if v > 0 else "-Inf"))

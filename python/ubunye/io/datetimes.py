@@ -69,3 +69,18 @@ def julian_to_gregorian_days(days: int) -> Optional[int]:
     e = c - 1461 * d // 4
     m = (5 * e + 2) // 153
     return days_from_civil(d - 4800 + m // 10, m + 3 - 12 * (m // 10), e - (153 * m + 2) // 5 + 1)
+
+
+def written_timestamp(value: "dt.datetime") -> str:
+    """A timestamp as Spark's csv and json writers print it with their default formats
+    (``timestampFormat`` ``yyyy-MM-dd'T'HH:mm:ss[.SSS][XXX]``, ``timestampNTZFormat`` the same
+    without the offset): milliseconds (the microseconds beyond them are not written), and an
+    instant in UTC with ``Z`` (this package writes in UTC, as a UTC Spark session does)."""
+    import datetime as dt
+
+    suffix = ""
+    if value.tzinfo is not None:
+        value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+        suffix = "Z"
+    return (f"{value.year:04d}-{value.month:02d}-{value.day:02d}T{value.hour:02d}:{value.minute:02d}:"
+            f"{value.second:02d}.{value.microsecond // 1000:03d}{suffix}")

@@ -209,3 +209,39 @@ def as_schema(schema: Any) -> Optional["pa.Schema"]:
     if schema is None or isinstance(schema, pa.Schema):
         return schema
     return parse(schema)
+
+
+_DDL_NAMES = {"bool": "BOOLEAN", "int8": "TINYINT", "int16": "SMALLINT", "int32": "INT", "int64": "BIGINT",
+              "float": "FLOAT", "double": "DOUBLE", "string": "STRING", "large_string": "STRING",
+              "binary": "BINARY", "large_binary": "BINARY", "date32[day]": "DATE"}
+
+
+def to_ddl(schema: "pa.Schema") -> str:
+    """An Arrow schema as the Spark DDL :func:`parse` reads back to the same types (names
+    back-quoted; unsigned integers as Spark reads them). A type Spark has no name for (a null
+    column, a time of day, a duration) is refused with :class:`DDLError` naming the column."""
+    from ubunye.io.parquet_schema import spark_type
+
+    return ", ".join(f"{_quoted(f.name)} {_ddl_type(spark_type(f.type), f.name)}" for f in schema)
+
+
+def _quoted(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _ddl_type(t: "pa.DataType", name: str) -> str:
+    import pyarrow as pa
+
+    if str(t) in _DDL_NAMES:
+        return _DDL_NAMES[str(t)]
+    if pa.types.is_timestamp(t):
+        return "TIMESTAMP" if t.tz is not None else "TIMESTAMP_NTZ"
+    if pa.types.is_decimal(t) and t.precision <= 38:
+        return f"DECIMAL({t.precision},{t.scale})"
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return f"ARRAY<{_ddl_type(t.value_type, name)}>"
+    if pa.types.is_map(t):
+        return f"MAP<{_ddl_type(t.key_type, name)}, {_ddl_type(t.item_type, name)}>"
+    if pa.types.is_struct(t):
+        return "STRUCT<" + ", ".join(f"{_quoted(f.name)}: {_ddl_type(f.type, name)}" for f in t) + ">"
+    raise DDLError(f"column {name!r} of type {t}: no Spark type to read it back as")

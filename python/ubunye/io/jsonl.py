@@ -223,9 +223,9 @@ def json_value(v: Any) -> str:
     if isinstance(v, bytes):
         return json.dumps(base64.b64encode(v).decode("ascii"))
     if isinstance(v, dt.datetime):
-        if v.tzinfo is not None:
-            return json.dumps(v.astimezone(dt.timezone.utc).replace(tzinfo=None).isoformat() + "Z")
-        return json.dumps(v.isoformat())
+        from ubunye.io.datetimes import written_timestamp
+
+        return json.dumps(written_timestamp(v))
     if isinstance(v, dt.date):
         return json.dumps(v.isoformat())
     if isinstance(v, dict):

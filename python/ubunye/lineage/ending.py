@@ -13,9 +13,11 @@ is gone.
   installs it; library callers opt in (``handle_signals=True``). Previous handlers are put back.
 - :func:`time_limit`: a task past ``ENGINE.timeout`` seconds gets :class:`TimedOut` raised in the
   main thread (``setitimer``); in another thread the limit is not enforced (a warning says so).
-- :func:`on_interrupt`: what must happen in the main thread just before either handler raises
-  (a Spark backend drops the py4j connection the interrupted call waits on: otherwise the first
-  py4j call on the way up, pyspark's own ``SCCallSiteSync.__exit__``, waits on it for ever).
+- :func:`_interrupt`: what both handlers (signal, time limit) do in the main thread just before
+  they raise, for every caller (the CLI, ``run_task``, ``ubunye.lineage.run``, a notebook run):
+  drop the py4j connection a Spark action may be waiting on
+  (:func:`ubunye.spark._compat.close_signalled_connection`; otherwise the first py4j call on the
+  way up, pyspark's own ``SCCallSiteSync.__exit__``, waits on it for ever).
 - :func:`shown_status`: a ``running`` record whose process is gone reads as ``abandoned``.
 """
 from __future__ import annotations
@@ -28,7 +30,7 @@ import warnings
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterator, Optional, Sequence
+from typing import Any, Iterator, Optional, Sequence
 
 SUCCESS, ERROR, INTERRUPTED, RUNNING, ABANDONED = "success", "error", "interrupted", "running", "abandoned"
 ENDING_SIGNALS = (signal.SIGTERM, signal.SIGINT)
@@ -116,28 +118,18 @@ class _Ending:
 
 
 _STATE = _Ending()
-_INTERRUPTERS: list[Callable[[], None]] = []
-
-
-@contextmanager
-def on_interrupt(callback: Callable[[], None]) -> Iterator[None]:
-    """While the block runs, the handler of an ending signal or of the time limit calls
-    ``callback()`` in the main thread just before it raises, wherever that thread was (maybe
-    inside a call into another process that will now never read its answer). It must return at
-    once: no call into that other process; what it raises is ignored."""
-    _INTERRUPTERS.append(callback)
-    try:
-        yield
-    finally:
-        _INTERRUPTERS.remove(callback)
 
 
 def _interrupt() -> None:
-    for callback in list(_INTERRUPTERS):
-        try:
-            callback()
-        except Exception:  # noqa: BLE001 - the run is ending either way
-            pass
+    """The one thing each handler does before it raises, wherever the main thread was (maybe inside
+    a py4j call that will now never read its answer): close that connection. Returns at once; no
+    call into the JVM; what it raises is ignored."""
+    try:
+        from ubunye.spark._compat import close_signalled_connection
+
+        close_signalled_connection()
+    except Exception:  # noqa: BLE001 - the run is ending either way
+        pass
 
 
 class _Forwarder:

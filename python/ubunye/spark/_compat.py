@@ -117,10 +117,44 @@ def jsession(spark: Any) -> Any:
 def close_thread_connection(spark: Any) -> None:
     """Close this thread's py4j connection (classic sessions): a call a signal interrupted still
     waits for its answer on it; the next call opens a new one."""
-    client = spark.sparkContext._gateway._gateway_client
+    _close_connection_of(spark.sparkContext._gateway)
+
+
+def close_signalled_connection() -> None:
+    """In a signal's handler (main thread): close this thread's py4j connection to the JVM of this
+    process's classic Spark context, if pyspark is loaded and a context was started (else nothing).
+
+    A py4j call the signal interrupted (a Spark action) still waits for its answer on that
+    connection, and the JVM answers only once the action ends: closing it makes the next call on
+    this thread (pyspark's own ``SCCallSiteSync.__exit__`` on the way up, then ending the record)
+    open a new one instead of waiting behind the action for ever. Local only: no call into the
+    JVM, no import of pyspark; needs no session object (the library API may not know one yet)."""
+    import sys
+
+    if "pyspark" not in sys.modules:
+        return
+    context = getattr(sys.modules["pyspark"], "SparkContext", None)
+    gateway = getattr(context, "_gateway", None)
+    if gateway is not None:
+        _close_connection_of(gateway)
+
+
+def _close_connection_of(gateway: Any) -> None:
+    client = getattr(gateway, "_gateway_client", None)
     connection = client.get_thread_connection() if hasattr(client, "get_thread_connection") else None
     if connection is not None:
         connection.close()
+
+
+def jvm_byte_array(spark: Any, size: int) -> Any:
+    """A new JVM ``byte[size]`` (classic sessions), to be filled by a Hadoop stream's ``readFully``."""
+    gateway = spark.sparkContext._gateway
+    return gateway.new_array(gateway.jvm.byte, size)
+
+
+def jvm_bytes(spark: Any, array: Any) -> bytes:
+    """A JVM ``byte[]`` as Python bytes, in one round trip (py4j sends a returned array whole)."""
+    return bytes(jvm(spark).java.util.Arrays.copyOf(array, len(array)))
 
 
 def jvm_scala_version(spark: Any) -> str:

@@ -70,11 +70,6 @@ class Backend(abc.ABC):
         """A signal or the time limit stopped the run, maybe in the middle of a call into the engine:
         make the engine usable for ending the record (default: nothing to do)."""
 
-    def signalled(self) -> None:
-        """Called in the main thread by the handler of a signal or of the time limit, just before
-        it raises, maybe in the middle of a call into the engine: make the calls that follow on
-        this thread usable without calling into the engine (default: nothing to do)."""
-
     def close(self) -> None:
         """Put back what the backend changed outside the run (a found Spark session's settings)."""
 

@@ -124,6 +124,45 @@ def partitioned_fingerprint(frame: Any, columns: list[str]) -> Any:
     return fp if fp.data_hash is not None else fingerprint(frame)
 
 
+TEXT_FORMATS = ("csv", "json")  # values stored as text: hashed from the files, not the frame
+
+
+def written_text(stage: Path, frame: Any, spec: IOSpec) -> WriteResult:
+    """The result of a csv or json write, hashed from the files it created (the staging folder,
+    before they are put in place; partition values from its ``key=value`` folders), read with the
+    settings the step records for ``lineage verify`` (:meth:`IOSpec.read_back_options`, the
+    written schema as Spark DDL): the same reading the Spark backend does
+    (:func:`ubunye.engine.backends.spark_stored.new_files_frame`). A file that cannot be read
+    back so gets no hash, and the step says why."""
+    from ubunye.hashing.fingerprint import Fingerprint
+    from ubunye.io.ddl import as_schema, to_ddl
+
+    started = time.perf_counter()
+    options = spec.read_back_options()
+    try:
+        ddl = to_ddl(to_arrow(frame).schema)
+        if files.has_data(stage):
+            table = read_arrow(stage, spec.format, f"output {spec.name!r}", options, ddl)
+        else:  # nothing written (an empty partitioned frame): no rows, the written schema
+            table = as_schema(ddl).empty_table()
+        written = arrow_to_pandas(table)
+        if spec.partition_by:
+            fp = partitioned_fingerprint(written, list(spec.partition_by))
+        else:
+            from ubunye.hashing import fingerprint
+
+            fp = fingerprint(written)
+    except Exception as exc:  # noqa: BLE001 - recorded: text the written schema cannot take
+        fp = Fingerprint(None, None, None, engine="", error=(
+            f"not hashed: the written {spec.format} files cannot be read back with the written schema: "
+            f"{' '.join(str(exc).split())}"))
+    seconds = time.perf_counter() - started
+    if fp.data_hash is None:
+        return WriteResult(written=True, fingerprint=fp, hash_pass="second-pass", hash_seconds=seconds)
+    return WriteResult(written=True, fingerprint=fp, hash_pass="second-pass", hash_seconds=seconds,
+                       read_options=options, read_schema=ddl)
+
+
 def pyarrow_refusal() -> Optional[str]:
     """One line when this Python's pyarrow is too old for this backend (it reads, writes and
     hashes through Arrow); else None."""
@@ -187,6 +226,8 @@ class PandasBackend(Backend):
                                   lambda part, sub: write_arrow(part, files.new_part(sub, spec.format), spec.format))
             else:
                 write_arrow(to_arrow(frame), files.new_part(stage, spec.format), spec.format)
+            if hash_output and spec.format in TEXT_FORMATS:  # the staged files: exactly this write's
+                return written_text(stage, frame, spec)
         if hash_output and spec.partition_by:  # with the sums of each partition folder written
             started = time.perf_counter()
             fp = partitioned_fingerprint(frame, list(spec.partition_by))

@@ -24,15 +24,16 @@ from typing import Any, Mapping, Optional, Sequence
 
 from ubunye.engine.backends.base import Backend, FramePort, ReadResult, WriteResult
 from ubunye.engine.backends.spark_session import delta_version_of, get_session, table_exists
-from ubunye.engine.backends.spark_stored import TEXT_WRITERS, read_back, stored_differently
+from ubunye.engine.backends.spark_stored import (TEXT_WRITERS, listed_files, new_files_frame, read_back,
+                                                 stored_differently)
 from ubunye.engine.config import IOSpec
 from ubunye.engine.errors import IOSpecError
 from ubunye.engine.expectations import Outcome, Rule
 
 SAME_PASS = "same-pass"
 SECOND_PASS = "second-pass"
-# Formats whose files hold exactly the frame's schema and rows: a second pass
-# may read them back; csv and json do not (types are inferred again on read).
+# Formats whose files hold exactly the frame's schema and rows: a second pass may read them back
+# (csv and json are read back too, with the written schema: spark_stored.new_files_frame).
 _LOSSLESS = ("parquet", "delta", "table")
 
 
@@ -85,23 +86,9 @@ class SparkBackend(Backend):
 
         self._partitioned = PartitionedFrames()  # inputs read from key=value folders
 
-    def signalled(self) -> None:
-        """A py4j call this thread was making when the signal came (a Spark action) still waits for
-        its answer on this thread's pinned connection, and the JVM answers it only once the action
-        ends: close that connection now, in the handler, so the next call (pyspark's own
-        ``SCCallSiteSync.__exit__`` on the way up, then ending the record) opens a new one instead
-        of waiting behind the action for ever. Local only: no call into the JVM."""
-        try:
-            from ubunye.spark._compat import close_thread_connection, is_connect
-
-            if not is_connect(self.spark):
-                close_thread_connection(self.spark)
-        except Exception:  # noqa: BLE001 - best effort: the record is ended either way
-            pass
-
     def interrupted(self) -> None:
         """The run was stopped (signal, time limit), maybe during an action: close this thread's
-        connection if a call still holds it (see :meth:`signalled`), then cancel the session's
+        connection if a call still holds it (the handler did: lineage/ending.py), then cancel the session's
         running jobs. Spark Connect: interrupt its operations."""
         try:
             from ubunye.spark._compat import close_thread_connection, is_connect
@@ -190,6 +177,7 @@ class SparkBackend(Backend):
         observation, hash_error = (None, None)
         # a session setting that makes the files hold other values: hash the files, not the frame
         stored = stored_differently(self.spark, frame, spec) if hash_output else None
+        before = self._listed_before(spec) if hash_output and spec.format in TEXT_WRITERS else None
         if hash_output and stored is None and self._can_observe():
             observation, frame_to_write, hash_error = self._observer.attach(frame, spec.name)
         else:
@@ -219,7 +207,7 @@ class SparkBackend(Backend):
             if fp is not None:
                 return WriteResult(True, version, fp, SAME_PASS, round(seconds, 6))
         started = time.perf_counter()
-        fp = self._second_pass(frame, spec, version, stored)
+        fp = self._second_pass(frame, spec, version, stored, before)
         if hash_error and fp.error is None and fp.data_hash is None:
             fp = _with_error(fp, hash_error)
         seconds = round(time.perf_counter() - started, 6)
@@ -316,28 +304,39 @@ class SparkBackend(Backend):
             self._native = bool(native_available(self.spark))
         return self._native
 
-    def _second_pass(self, frame: Any, spec: IOSpec, version: Optional[int], stored: Optional[str] = None) -> Any:
-        """Hash again: the written data for lossless formats, else the frame; where the files
-        hold other values than the frame (``stored``) and cannot be read back alone, no hash."""
-        readback = (spec.format in _LOSSLESS + TEXT_WRITERS and spec.mode in ("overwrite", "errorifexists")
-                    and not spec.partition_by)
+    def _listed_before(self, spec: IOSpec) -> Optional[frozenset[str]]:
+        """The files at a csv or json output's location before its write (None: not listable; the
+        step then records no hash, and why)."""
+        try:
+            return listed_files(self.spark, str(spec.path))
+        except Exception:  # noqa: BLE001 - said on the step: its new files cannot be told apart
+            return None
+
+    def _second_pass(self, frame: Any, spec: IOSpec, version: Optional[int], stored: Optional[str] = None,
+                     before: Optional[frozenset[str]] = None) -> Any:
+        """Hash again: csv and json from the files this write created (``before``: the files there
+        before it); the written data for lossless formats written whole; else the frame. Where
+        the files hold other values than the frame (``stored``) and cannot be read back, no hash."""
+        readback = spec.format in _LOSSLESS and spec.written_whole
         from ubunye.hashing.fingerprint import Fingerprint
 
+        if spec.format in TEXT_WRITERS:  # as lineage verify reads them: read_back's settings
+            from ubunye.spark.fingerprint import spark_error
+
+            if before is None:
+                return Fingerprint(None, None, None, engine="", error=(
+                    f"not hashed: the {spec.format} files this write created cannot be told apart (the output "
+                    "location could not be listed before the write)"))
+            try:
+                return self._fingerprint(new_files_frame(self.spark, frame, spec, before), spec.partition_by)
+            except Exception as exc:  # noqa: BLE001 - recorded: text the written schema cannot take
+                return Fingerprint(None, None, None, engine="", error=(
+                    f"not hashed: the written {spec.format} files cannot be read back with the written schema: "
+                    f"{spark_error(exc)}"))
         if stored is not None and not readback:
             return Fingerprint(None, None, None, engine="", error=(
                 f"not hashed: the files hold other values than the frame ({stored}), and a write with mode "
                 f"{spec.mode}{' and partition_by' if spec.partition_by else ''} cannot be read back alone"))
-        if readback and spec.format in TEXT_WRITERS:  # as lineage verify reads them: read_back's settings
-            options, ddl = read_back(frame, spec)
-            try:
-                return self.fingerprint(self.spark.read.format(spec.format).options(**options).schema(ddl)
-                                        .load(spec.path))
-            except Exception as exc:  # noqa: BLE001 - recorded: text the written schema cannot take
-                from ubunye.spark.fingerprint import spark_error
-
-                return Fingerprint(None, None, None, engine="", error=(
-                    f"not hashed: the written {spec.format} files cannot be read back with the written schema: "
-                    f"{spark_error(exc)}"))
         if readback:
             options: dict[str, Any] = {}
             if version is not None:

@@ -15,11 +15,15 @@ else, so that hash would not be of the files:
 
 :func:`stored_differently` names the first such reason for a frame and an
 output; the backend then hashes the files after the write (``second-pass``)
-instead of the frame, or records no hash where it cannot read back exactly what
-this write stored (an append, ``partition_by``). csv and json files are read
-back with :func:`read_back`'s settings (the writer's options, the written
-schema, ``FAILFAST``), which the output's step records (``options``,
-``schema``) so ``lineage verify`` reads them the same way.
+instead of the frame. A parquet-family output is read back only when its location
+holds nothing but this write (:attr:`IOSpec.written_whole`); otherwise no hash is
+recorded, and the step says why. A csv or json output is always read back, from
+exactly the files this write created (:func:`listed_files` before and after the
+write; partition values from their ``key=value`` folders under ``basePath``), with
+:func:`read_back`'s settings (the writer's options, the written schema,
+``FAILFAST``), which the output's step records (``options``, ``schema``) so
+``lineage verify`` reads them the same way. The pandas backend does the same
+(:mod:`ubunye.engine.backends.pandas_backend`).
 """
 from __future__ import annotations
 
@@ -40,13 +44,8 @@ TEXT_WRITERS = ("csv", "json")
 
 def stored_differently(spark: Any, frame: Any, spec: IOSpec) -> Optional[str]:
     """Why the files written for ``spec`` will not hold the frame's values, or None."""
-    if spec.format in TEXT_WRITERS:
-        # Read back only what can be read back alone (a whole folder this write made); appends and
-        # partitioned writes are hashed from the frame, as the pandas backend hashes its csv/json
-        # (docs/safety.md: a known gap), so the two engines' receipts stay comparable.
-        if spec.mode in ("overwrite", "errorifexists") and not spec.partition_by:
-            return f"{spec.format} files hold the values as text"
-        return None
+    if spec.format in TEXT_WRITERS:  # read back from the files this write created, whatever the mode
+        return f"{spec.format} files hold the values as text"
     if spec.format not in PARQUET_WRITERS:
         return None
     types = _types(frame.schema)
@@ -111,19 +110,44 @@ def _types(schema: Any) -> list[str]:
 
 
 def read_back(frame: Any, spec: IOSpec) -> tuple[dict[str, str], str]:
-    """The reader options and schema (Spark DDL) that read a csv or json output's files as this
-    write stored them: the writer's options (names lower-cased, Spark's string values; the
-    reader takes the ones it shares, such as ``sep``, ``nullValue``, ``emptyValue``,
-    ``timestampFormat``, and ignores the others), csv's ``header`` as the writer defaults it,
-    the frame's schema, and ``mode=FAILFAST`` (text the schema cannot take fails the hash
-    instead of reading as null)."""
-    from ubunye.engine.config import _spark_value
+    """The reader options (:meth:`IOSpec.read_back_options`) and schema (the frame's, as Spark
+    DDL) that read a csv or json output's files as this write stored them."""
+    return spec.read_back_options(), _ddl(frame)
 
-    options = {str(k).lower(): _spark_value(v) for k, v in spec.options.items()}
-    if spec.format == "csv":
-        options.setdefault("header", "true")
-    options["mode"] = "FAILFAST"
-    return options, _ddl(frame)
+
+# Spark's reader option that takes each path literally (DataSource.GLOB_PATHS_KEY): a partition
+# folder's name may hold ``[``, ``}`` or ``\``, which a glob would read as a pattern.
+_LITERAL_PATHS = "__globPaths__"
+
+
+def listed_files(spark: Any, location: str) -> frozenset[str]:
+    """Every data file under ``location`` now (recursively; names starting with ``_`` or ``.``
+    skipped, as Spark's file sources skip them), as paths Spark reads back; empty when there is
+    nothing there. Listed by Spark's own file index (``inputFiles``: no job, no data read), on
+    classic and Connect sessions alike. Raises when the location cannot be listed."""
+    from urllib.parse import unquote
+
+    try:
+        files = (spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(location)
+                 .inputFiles())
+    except Exception as exc:  # noqa: BLE001 - nothing there yet is an empty listing; else raise
+        if "PATH_NOT_FOUND" in str(exc) or "Path does not exist" in str(exc):
+            return frozenset()
+        raise
+    return frozenset(unquote(str(uri)) for uri in files)  # URIs escape % and spaces; paths do not
+
+
+def new_files_frame(spark: Any, frame: Any, spec: IOSpec, before: frozenset[str]) -> Any:
+    """The rows of the csv or json files this write created (those listed now but not in
+    ``before``), read with :func:`read_back`'s settings; their ``key=value`` folders under the
+    output's location give the partition columns, typed by the written schema, as Spark reads a
+    partitioned folder. No new file (an empty partitioned write): no rows, the written schema."""
+    options, ddl = read_back(frame, spec)
+    new = sorted(listed_files(spark, str(spec.path)) - before)
+    if not new:
+        return spark.createDataFrame([], ddl)
+    return (spark.read.format(spec.format).options(**options).option("basePath", str(spec.path))
+            .option(_LITERAL_PATHS, "false").schema(ddl).load(new))
 
 
 def _ddl(frame: Any) -> str:
