@@ -1,7 +1,8 @@
-"""The issue-22 done-when case on Spark (the mapInArrow fallback engine): ``lineage diff``
-names 2 removed and 2 added rows for a csv input and the outputs written from it, the
-changed partition exactly, and ``--rows`` reads each run's data (a Delta output by time
-travel) and prints the 4 rows; after the first run's data is deleted it says so."""
+"""The issue-22 done-when case on Spark: ``lineage diff`` names 2 removed and 2 added rows
+for a csv input and the outputs written from it, the changed partition exactly, and
+``--rows`` reads each run's data (a Delta output by time travel) and prints the 4 rows,
+through the plugin's native pass and through the mapInArrow fallback; after the first
+run's data is deleted it says so. The two passes answer the same."""
 from __future__ import annotations
 
 import json
@@ -13,6 +14,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from ubunye.cli.app import cli
+from ubunye.spark import diff_scan
 
 pytestmark = pytest.mark.spark
 
@@ -54,7 +56,17 @@ def write_people(folder: Path, dt: str, rows: list[tuple[int, str, int, str]]) -
     (folder / "data" / dt / "people.csv").write_text(text, encoding="utf-8")
 
 
-def test_done_when_on_spark_fallback(spark: Any, tmp_path: Path) -> None:
+@pytest.mark.parametrize("pass_", ["native", "fallback"])
+def test_done_when_on_spark(spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pass_: str) -> None:
+    import ubunye.spark.native as native
+
+    assert native.find_available(spark)  # the fixture's session has the jar
+    if pass_ == "fallback":  # a session without the find aggregate: the mapInArrow pass
+        monkeypatch.setattr(native, "find_available", lambda _spark: False)
+    used: list[str] = []
+    real_find, real_fallback = native.native_find, diff_scan.fallback_scan
+    monkeypatch.setattr(native, "native_find", lambda *a: used.append("native") or real_find(*a))
+    monkeypatch.setattr(diff_scan, "fallback_scan", lambda *a: used.append("fallback") or real_fallback(*a))
     task = tmp_path / "shop" / "orders" / "clean"
     task.mkdir(parents=True)
     (task / "config.yaml").write_text(CONFIG, encoding="utf-8")
@@ -82,6 +94,7 @@ def test_done_when_on_spark_fallback(spark: Any, tmp_path: Path) -> None:
         assert sorted((r["sign"], r["row"]["id"]) for r in lines) == [("+", 10), ("+", 100), ("-", 10), ("-", 40)]
         named = {n[7:] for n in steps[name]["removed"] + steps[name]["added"]}
         assert {r["digest"][7:39] for r in lines} == named
+    assert set(used) == {pass_}
 
     shutil.rmtree(tmp_path / "out" / "2024-01-01")
     after = json.loads(lineage(tmp_path, "diff", "--json").stdout)
@@ -90,3 +103,32 @@ def test_done_when_on_spark_fallback(spark: Any, tmp_path: Path) -> None:
     assert gone.exit_code == 1 and [line[0] for line in gone.stdout.splitlines()] == ["+", "+"]
     assert gone.stderr.splitlines() == [line for line in gone.stderr.splitlines() if "run A's data is gone" in line]
     assert len(gone.stderr.splitlines()) == 1
+
+
+def test_the_native_pass_answers_what_the_fallback_pass_answers(spark: Any, tmp_path: Path) -> None:
+    """Every copy of a named row, lines of many types, the data hash of all rows; an empty
+    wish list; a table with no row."""
+    import hashlib
+
+    from ubunye.lineage.diff_rows import lanes_of
+
+    rows = [(i, f"n{i % 7}", i * 0.5, None if i % 5 else "x\u00e9\"q", i % 3 == 0) for i in range(300)]
+    df = spark.createDataFrame(rows + rows[:40], "id bigint, name string, score double, note string, flag boolean")
+    df = df.selectExpr("*", "date_add(DATE'2024-01-01', CAST(id AS INT)) AS day", "array(id, id + 1) AS pair",
+                       "named_struct('k', name, 'v', CAST(id AS DECIMAL(10, 2))) AS st", "map(name, id) AS m")
+    df.repartition(4).write.parquet(str(tmp_path / "t"))
+    lines = [r[0] for r in spark.read.parquet(str(tmp_path / "t")).selectExpr("ubunye_row_line(*)").collect()]
+    pick = sorted(set(lines))[::37]
+    names = {"sha256:" + hashlib.sha256(line.encode()).hexdigest()[:32] for line in pick}
+    wanted = {lanes_of(n) for n in names} | {(1, 2)}
+    args = ("parquet", str(tmp_path / "t"), False, None, None, None)
+    native = diff_scan.spark_scan(*args, wanted, spark=spark, engine="spark-native")
+    fallback = diff_scan.spark_scan(*args, wanted, spark=spark, engine="spark-sql")
+    assert native[0] == fallback[0] and native[0] is not None
+    assert sorted(native[1], key=lambda x: x[1]) == sorted(fallback[1], key=lambda x: x[1])
+    assert sorted(line for _, line in native[1]) == sorted(line for line in lines if line in set(pick))
+    assert diff_scan.spark_scan(*args, set(), spark=spark, engine="spark-native") == (native[0], [])
+    spark.read.parquet(str(tmp_path / "t")).where("false").write.parquet(str(tmp_path / "empty"))
+    empty = ("parquet", str(tmp_path / "empty"), False, None, None, None)
+    assert diff_scan.spark_scan(*empty, wanted, spark=spark, engine="spark-native") == \
+        diff_scan.spark_scan(*empty, wanted, spark=spark, engine="spark-sql")

@@ -138,3 +138,14 @@ def test_rows_says_why_a_changed_step_has_no_row_to_read() -> None:
     got = find_rows(RunDiff({}, {}, steps), RunRecord("a"), RunRecord("b"))
     assert got.rows == [] and got.notes == ["input 'big': no row to read (about 900 rows differ)",
                                             "output 'old': no row to read (run A recorded no sketch of its rows)"]
+
+
+def test_the_spark_pass_names_rows_as_the_records_do() -> None:
+    """The native pass asks the plugin for rows by name: ``name_of`` is ``lanes_of``'s inverse."""
+    from ubunye.lineage.diff_rows import lanes_of
+    from ubunye.spark.diff_scan import name_of
+
+    line = '{"id":1,"name":"a"}'
+    name = "sha256:" + hashlib.sha256(line.encode()).hexdigest()[:32]
+    assert name_of(lanes_of(name)) == name
+    assert name_of((1, 2**64 - 1)) == "sha256:0000000000000001ffffffffffffffff"

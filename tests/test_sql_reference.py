@@ -14,5 +14,6 @@ def test_the_sql_reference_page_is_up_to_date() -> None:
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     page = (ROOT / "docs" / "sql-functions.md").read_text(encoding="utf-8")
-    for name in ("ubunye_rows_v1", "ubunye_rows_v1_sums", "ubunye_rows_v1_sketch", "ubunye_row_line"):
+    for name in ("ubunye_rows_v1", "ubunye_rows_v1_sums", "ubunye_rows_v1_sketch", "ubunye_row_line",
+                 "ubunye_rows_v1_find"):
         assert f"## `{name}`" in page and f"SELECT {name}(" in page

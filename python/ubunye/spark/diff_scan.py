@@ -1,9 +1,12 @@
 """One pass over a Spark table that finds rows by their lanes (``lineage diff --rows``).
 
-Each Spark partition hashes its rows in a Python worker (``mapInArrow``, the Arrow path
-of the fallback engine) and answers with its row count and lane sums and the canonical
-lines of only the rows asked for: no join, no shuffle; the driver receives one row per
-partition plus the rows found. (The plugin's native aggregate has no such pass yet.)
+When the session has the plugin's ``ubunye_rows_v1_find`` aggregate (the jar loaded, as
+for the native fingerprint), each partition hashes its rows on the JVM and keeps in its
+buffer the canonical lines of only the rows asked for (:func:`ubunye.spark.native.native_find`).
+Otherwise each Spark partition hashes its rows in a Python worker (``mapInArrow``, the
+Arrow path of the fallback engine) and answers with its row count and lane sums and the
+lines of the rows asked for. Either way: no join, no shuffle of the data; the driver
+receives one buffer or row per partition plus the rows found, and the same answer.
 """
 from __future__ import annotations
 
@@ -64,8 +67,39 @@ def read_step(spark: Any, fmt: Optional[str], location: Optional[str], is_input:
 
 def spark_scan(fmt: Optional[str], location: Optional[str], is_input: bool, options: Optional[dict[str, str]],
                schema: Optional[str], version: Optional[int], wanted: Iterable[tuple[int, int]],
-               spark: Any = None) -> tuple[Optional[str], list[tuple[tuple[int, int], str]]]:
-    """``(data hash of all rows read, ((A, B), line) of each row found)``."""
+               spark: Any = None, engine: Optional[str] = None) -> tuple[Optional[str], list[tuple[tuple[int, int], str]]]:
+    """``(data hash of all rows read, ((A, B), line) of each row found)``: through the
+    native aggregate when the session has it, else the ``mapInArrow`` pass (``engine``:
+    ``"spark-native"`` or ``"spark-sql"`` forces one, for tests and benchmarks)."""
+    from ubunye.hashing.digest import data_hash
+    from ubunye.spark.kinds import spark_kinds
+    from ubunye.spark.native import find_available, native_find
+
+    spark = spark or session()
+    native = engine == "spark-native" or (engine is None and _quietly(find_available, spark))
+    if not native:
+        return fallback_scan(fmt, location, is_input, options, schema, version, wanted, spark)
+    df = read_step(spark, fmt, location, is_input, options, schema, version)
+    sums, found = native_find(df, (name_of(lanes) for lanes in wanted))
+    return data_hash(spark_kinds(df.schema), sums), found
+
+
+def name_of(lanes: tuple[int, int]) -> str:
+    """The row name ``sha256:<32 hex>`` of lanes ``(A, B)`` (spec section 5)."""
+    return f"sha256:{lanes[0]:016x}{lanes[1]:016x}"
+
+
+def _quietly(ask: Any, spark: Any) -> bool:
+    try:
+        return bool(ask(spark))
+    except Exception:  # noqa: BLE001 - a session that cannot say: the fallback pass
+        return False
+
+
+def fallback_scan(fmt: Optional[str], location: Optional[str], is_input: bool, options: Optional[dict[str, str]],
+                  schema: Optional[str], version: Optional[int], wanted: Iterable[tuple[int, int]],
+                  spark: Any) -> tuple[Optional[str], list[tuple[tuple[int, int], str]]]:
+    """:func:`spark_scan` through ``mapInArrow`` (the Arrow path in Python workers)."""
     from ubunye.hashing.digest import data_hash
     from ubunye.hashing.errors import RowsV1Error
     from ubunye.spark.fallback import fallback_input, pyarrow_refusal, worker_import_error
@@ -74,7 +108,7 @@ def spark_scan(fmt: Optional[str], location: Optional[str], is_input: bool, opti
     refusal = pyarrow_refusal()
     if refusal is not None:  # the pass runs the Arrow path on the workers, as the fallback does
         raise RowsV1Error(refusal)
-    df = read_step(spark or session(), fmt, location, is_input, options, schema, version)
+    df = read_step(spark, fmt, location, is_input, options, schema, version)
     kinds = spark_kinds(df.schema)
     frame, names = fallback_input(df)
     try:

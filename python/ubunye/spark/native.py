@@ -13,7 +13,7 @@ sessions skip the service loader) :func:`native_available` installs it.
 """
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Iterable, Optional
 
 from ubunye.hashing.digest import MASK64, LaneSums, Totals
 from ubunye.spark import _compat
@@ -22,11 +22,13 @@ from ubunye.spark.jar import SUMS_FUNCTION
 HASH_FUNCTION = "ubunye_rows_v1"
 LINE_FUNCTION = "ubunye_row_line"
 SKETCH_FUNCTION = "ubunye_rows_v1_sketch"
+FIND_FUNCTION = "ubunye_rows_v1_find"
 _HAS_FUNCTIONS = "native.has_functions"  # session memo: True once the functions were found
 _COLUMN = "native.column:"  # session memo: the Column of a function over all columns
 _AUTO_INSTALL = "native.auto_install"  # session memo: a loaded jar's install was tried
 _JAR_PROBLEM = "native.jar_problem"  # session memo: why the loaded jar cannot serve ("": it can)
 _HAS_SKETCH = "native.has_sketch"  # session memo: the jar has the sketch aggregate
+_HAS_FIND = "native.has_find"  # session memo: the jar has the find aggregate (lineage diff --rows)
 
 
 def native_available(spark: Any) -> bool:
@@ -160,13 +162,34 @@ def rows_v1_sketch_column(df: Any) -> Any:
 def sketch_available(spark: Any) -> bool:
     """True when the session's native functions include the sketch aggregate (a jar older
     than it has only the sums). Asked once per session."""
+    return _has_function(spark, _HAS_SKETCH, SKETCH_FUNCTION)
+
+
+def find_available(spark: Any) -> bool:
+    """True when the session has the native functions and among them the find aggregate
+    (``lineage diff --rows``; a jar older than it has not). Asked once per session."""
+    return native_available(spark) and _has_function(spark, _HAS_FIND, FIND_FUNCTION)
+
+
+def _has_function(spark: Any, key: str, function: str) -> bool:
     memo = _compat.session_memo(spark)
-    if _HAS_SKETCH not in memo:
+    if key not in memo:
         try:
-            memo[_HAS_SKETCH] = bool(spark.catalog.functionExists(SKETCH_FUNCTION))
-        except Exception:  # noqa: BLE001 - a catalog that cannot say: the sums alone
-            memo[_HAS_SKETCH] = False
-    return bool(memo[_HAS_SKETCH])
+            memo[key] = bool(spark.catalog.functionExists(function))
+        except Exception:  # noqa: BLE001 - a catalog that cannot say: not there
+            memo[key] = False
+    return bool(memo[key])
+
+
+def native_find(df: Any, names: Iterable[str]) -> tuple[LaneSums, list[tuple[tuple[int, int], str]]]:
+    """One native pass over ``df`` (``ubunye_rows_v1_find``): the row count and lane sums
+    of every row, and ``((A, B), line)`` of every row (every copy) whose name
+    ``sha256:<32 hex>`` is in ``names``, sorted by line."""
+    functions = _compat.functions_for(df)
+    column = _compat.call_function(df, FIND_FUNCTION, functions.lit(" ".join(sorted(set(names)))), *column_args(df))
+    value = df.agg(column.alias("f")).collect()[0]["f"]
+    found = [((int(r["a"]) & MASK64, int(r["b"]) & MASK64), str(r["line"])) for r in value["found"]]
+    return sums_from_struct(value), found
 
 
 def cells_from_bytes(raw: Any) -> Any:

@@ -1,11 +1,11 @@
 package io.ubunye.spark
 
-import io.ubunye.spark.aggregate.{RowsV1Hash, RowsV1Sketch, RowsV1Sums}
+import io.ubunye.spark.aggregate.{RowsV1Find, RowsV1Hash, RowsV1Sketch, RowsV1Sums}
 import io.ubunye.spark.expressions.RowLine
 import org.apache.spark.sql.ubunye.ColumnShim
 
 import org.apache.spark.sql.Column
-import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.catalyst.expressions.{Expression, Literal}
 import org.apache.spark.sql.functions.col
 
 /** The plugin's SQL functions for the DataFrame API, under the same names. Work on
@@ -34,6 +34,12 @@ object functions {
   /** `ubunye_rows_v1_sketch(cols...)` by column names. */
   def ubunye_rows_v1_sketch(colName: String, colNames: String*): Column =
     ubunye_rows_v1_sketch((colName +: colNames).map(col): _*)
+
+  /** `ubunye_rows_v1_find(names, cols...)`: the sums of every row and the lines of the
+    * rows named (`sha256:<32 hex>`) (aggregate; `lineage diff --rows`).
+    */
+  def ubunye_rows_v1_find(names: Seq[String], cols: Column*): Column =
+    aggregate(c => RowsV1Find(Literal(names.mkString(" ")), c), cols)
 
   /** `ubunye_row_line(cols...)`: the canonical line of each row. */
   def ubunye_row_line(cols: Column*): Column =

@@ -21,7 +21,7 @@ class ExpressionInfoSuite extends AnyFunSuite with SparkSessionManager {
 
   test("every function has usage with _FUNC_, arguments, examples, group and since") {
     assert(UbunyeFunctionRegistry.functions.map(_.name).toSet ==
-      Set("ubunye_rows_v1", "ubunye_rows_v1_sums", "ubunye_rows_v1_sketch", "ubunye_row_line"))
+      Set("ubunye_rows_v1", "ubunye_rows_v1_sums", "ubunye_rows_v1_sketch", "ubunye_row_line", "ubunye_rows_v1_find"))
     UbunyeFunctionRegistry.functions.foreach { f =>
       val info = f.info
       assert(info.getName == f.name)

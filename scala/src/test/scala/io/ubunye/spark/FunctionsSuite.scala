@@ -156,7 +156,7 @@ class FunctionsSuite extends AnyFunSuite with SparkSessionManager {
     val other = spark.newSession()
     other.sessionState.functionRegistry.dropFunction(org.apache.spark.sql.ubunye.FunctionIds.of("ubunye_rows_v1"))
     intercept[AnalysisException](other.sql("SELECT ubunye_rows_v1(1)").collect())
-    assert(Ubunye.install(other).toSet == Set("ubunye_rows_v1", "ubunye_rows_v1_sums", "ubunye_rows_v1_sketch", "ubunye_row_line"))
+    assert(Ubunye.install(other).toSet == Set("ubunye_rows_v1", "ubunye_rows_v1_sums", "ubunye_rows_v1_sketch", "ubunye_row_line", "ubunye_rows_v1_find"))
     assert(other.sql("SELECT ubunye_rows_v1(id) FROM range(3)").head().getString(0).startsWith("sha256:"))
     Ubunye.install(other) // idempotent
     assert(other.sql("SELECT ubunye_row_line(id) FROM range(1)").head().getString(0) == """{"id":0}""")

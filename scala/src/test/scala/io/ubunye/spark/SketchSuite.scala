@@ -141,4 +141,50 @@ class SketchSuite extends AnyFunSuite with SparkSessionManager {
     assert(without.take(4).sameElements(withCells.take(4)))
     assert(Base64.getDecoder.decode(withCells(4)).sameElements(sketchOf(df).getAs[Array[Byte]]("cells")))
   }
+
+  /** The name of a row (spec section 5) from its two lanes. */
+  private def nameOf(a: Long, b: Long): String = f"sha256:$a%016x$b%016x"
+
+  test("ubunye_rows_v1_find keeps the lines of the named rows, every copy, with the sums of all rows") {
+    cases.filter(c => c.get("rows").size() >= 3).foreach { c =>
+      val lanes = seq(c.get("lanes").elements()).map(l =>
+        (java.lang.Long.parseUnsignedLong(l.get(0).asText()), java.lang.Long.parseUnsignedLong(l.get(1).asText())))
+      val lines = seq(c.get("lines").elements()).map(_.asText())
+      // the first and the last row asked for, and a name no row has
+      val asked = Seq(0, lines.size - 1).distinct
+      val names = asked.map(i => nameOf(lanes(i)._1, lanes(i)._2)) :+ "sha256:0123456789abcdef0123456789abcdef"
+      executionModes.foreach { case (label, conf) =>
+        withConf(conf) {
+          val df = frame(c, 3)
+          val twice = df.union(df)
+          val f = twice.selectExpr(s"ubunye_rows_v1_find('${names.mkString(", ")}', *)").head().getStruct(0)
+          val name = s"${c.get("name").asText()} ($label)"
+          assert(Row(f.getLong(0), f.getDecimal(1), f.getDecimal(2)) ==
+            twice.selectExpr("ubunye_rows_v1_sums(*)").head().getStruct(0), name)
+          val found = f.getSeq[Row](3).map(r => (r.getLong(0), r.getLong(1), r.getString(2)))
+          // every row with a name asked for (a case may hold copies), twice (the union)
+          val expected = lanes.indices.filter(i => asked.map(lanes).contains(lanes(i)))
+            .flatMap(i => Seq.fill(2)((lanes(i)._1, lanes(i)._2, lines(i)))).sortBy(_._3)
+          assert(found == expected, name)
+        }
+      }
+    }
+  }
+
+  test("ubunye_rows_v1_find by the DataFrame API, on an empty frame, and refusing what is not a row name") {
+    val df = TestTables.mixed(spark)
+    val cols = df.columns.toSeq.map(c => df.col(s"`$c`"))
+    val line = df.selectExpr("ubunye_row_line(*)").head().getString(0)
+    val digest = java.security.MessageDigest.getInstance("SHA-256").digest(line.getBytes("UTF-8"))
+    val name = "sha256:" + digest.take(16).map(x => f"${x & 0xff}%02x").mkString
+    val f = df.agg(functions.ubunye_rows_v1_find(Seq(name), cols: _*)).head().getStruct(0)
+    assert(f.getSeq[Row](3).map(_.getString(2)).contains(line))
+    assert(Row(f.getLong(0), f.getDecimal(1), f.getDecimal(2)) == df.selectExpr("ubunye_rows_v1_sums(*)").head().getStruct(0))
+    val empty = df.where("false").agg(functions.ubunye_rows_v1_find(Seq(name), cols: _*)).head().getStruct(0)
+    assert(empty.getLong(0) == 0L && empty.getSeq[Row](3).isEmpty)
+    Seq("'sha256:12'", "'nothex'", "id").foreach { bad =>
+      val e = intercept[org.apache.spark.sql.AnalysisException](spark.range(3).selectExpr(s"ubunye_rows_v1_find($bad, id)").collect())
+      assert(e.getMessage.contains("ubunye_rows_v1_find"), e.getMessage)
+    }
+  }
 }
