@@ -103,22 +103,25 @@ def started_key(record: RunRecord) -> str:
     return _started(record).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")
 
 
-def marker_key(task_key: str, run_id: str, at: Optional[float] = None) -> str:
-    """The marker of a record object of ``run_id``, written at ``at`` (Unix seconds; now):
-    ``<task>/_order/<YYYYMMDDTHHMMSS.ffffffZ>_<run_id>`` (UTC)."""
-    return f"{task_key}/{ORDER}/{_mark_time(time.time() if at is None else at)}_{run_id}"
-
-
-def _mark_time(at: float) -> str:
-    return datetime.fromtimestamp(at, timezone.utc).strftime(MARK)
+def marker_key(task_key: str, run_id: str, final: bool, at: Optional[float] = None) -> str:
+    """The marker of a record object of ``run_id`` (its start record, or with ``final`` its final
+    one), written at ``at`` (Unix seconds; now):
+    ``<task>/_order/<YYYYMMDDTHHMMSS.ffffffZ>_<started|final>_<run_id>`` (UTC)."""
+    kind = "final" if final else "started"
+    return f"{task_key}/{ORDER}/{_mark_time(time.time() if at is None else at)}_{kind}_{run_id}"
 
 
 def _marked_run(name: str) -> Optional[str]:
     """The run id a marker's name ends with (None: not a marker)."""
-    run_id = name[MARK_WIDTH + 1:]
-    if len(name) <= MARK_WIDTH + 1 or name[MARK_WIDTH] != "_" or "/" in run_id or run_id.startswith("."):
+    kind, _, run_id = name[MARK_WIDTH + 1:].partition("_")
+    if name[MARK_WIDTH:MARK_WIDTH + 1] != "_" or kind not in ("started", "final") or not run_id \
+            or run_id.startswith("."):
         return None
     return run_id
+
+
+def _mark_time(at: float) -> str:
+    return datetime.fromtimestamp(at, timezone.utc).strftime(MARK)
 
 
 def _modified(info: BlobInfo) -> float:

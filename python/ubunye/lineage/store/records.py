@@ -136,11 +136,11 @@ class RecordStore:
     start = end = write
 
     def _mark(self, record: RunRecord, key: str) -> None:
-        """The record's marker (:func:`.index.marker_key`), holding the record's key; one that is
-        already there (the same run's, written within the same microsecond) is as good."""
+        """The record's marker (:func:`.index.marker_key`), holding the record's key (one already
+        there is the same record's, from an attempt whose record was refused: as good)."""
         try:
             self.blobs.put_new(marker_key(self.task_key(record.usecase, record.package, record.task_name),
-                                          record.run_id), key.encode("utf-8"))
+                                          record.run_id, record.status != "running"), key.encode("utf-8"))
         except AlreadyExists:
             pass
 
