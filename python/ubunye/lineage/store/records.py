@@ -4,6 +4,7 @@ Layout under the store's root (a folder or an object-store URL)::
 
     <usecase>/<package>/<task>/<run_id>.json             the final record
     <usecase>/<package>/<task>/_started/<run_id>.json    the ``running`` record
+    <usecase>/<package>/<task>/_order/<time>_<kind>_<run_id>   a marker (object stores: :mod:`.index`)
 
 Both are created only if absent (:meth:`Blobs.put_new`), so no backend ever needs a
 rename or an overwrite. A run with a start record and no final record reads as
