@@ -195,3 +195,19 @@ def test_cli_search_by_data_hash(root: Path) -> None:
     listed = CliRunner().invoke(cli, ["lineage", "list", "-d", str(root), "--lineage-dir", str(root),
                                       "-u", "shop", "-p", "orders", "-t", "clean", "-n", "2", "--json"])
     assert [r["run_id"] for r in json.loads(listed.stdout)["runs"]] == ["run-4", "run-2"]
+
+
+def test_a_first_build_in_worker_processes_gives_the_same_index(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many objects of a local store are read by one process per core, a batch at a time: the same
+    rows as one process reading them (a damaged one included)."""
+    (root / "shop" / "orders" / "clean" / "run-7.json").write_text("{", encoding="utf-8")
+    tables = []
+    for parallel_from in (10**9, 2):
+        monkeypatch.setattr(index_module, "PARALLEL_FROM", parallel_from)
+        monkeypatch.setattr(index_module, "BATCH", 2)
+        monkeypatch.setattr(os, "cpu_count", lambda: 2)
+        index = index_module.RecordIndex(RecordStore(root), root / f"{parallel_from}.sqlite3")
+        for task in TASKS:
+            index.refresh(*task)
+        tables.append([index.db().execute(f"SELECT * FROM {t} ORDER BY 1, 2, 3").fetchall() for t in ("runs", "hashes")])
+    assert tables[0] == tables[1] and len(tables[0][0]) == 6 and any(r[8] for r in tables[0][0])
