@@ -109,6 +109,7 @@ def main() -> int:
     parser.add_argument("--keep", type=Path, default=None, help="build here (or reuse what is there) and keep it")
     opts = parser.parse_args()
     root = opts.keep or Path(tempfile.mkdtemp(prefix="ubunye-bench-store-"))
+    print("load average (1, 5, 15 min): %.1f %.1f %.1f on %d cores" % (*os.getloadavg(), os.cpu_count() or 1))
     try:
         if not (root / "bench").is_dir():
             began = time.perf_counter()
@@ -123,8 +124,9 @@ def main() -> int:
         store = RecordStore(root, index=True)
         for u, p, t in store.iter_tasks():
             store.index.refresh(u, p, t)  # type: ignore[union-attr]
-        print(f"index built: {time.perf_counter() - began:.0f} s "
-              f"({(root / '.index' / 'records.sqlite3').stat().st_size / 1e6:.0f} MB)")
+        print(f"index built from nothing (cold): {time.perf_counter() - began:.0f} s "
+              f"({(root / '.index' / 'records.sqlite3').stat().st_size / 1e6:.0f} MB); "
+              "load average %.1f %.1f %.1f" % os.getloadavg())
         past = time.time() - 3600  # the folders' stamps vouch (nothing written in the last seconds)
         for folder in (root / "bench" / "pkg").iterdir():
             os.utime(folder, (past, past))
@@ -143,6 +145,7 @@ def main() -> int:
             verdict = "ok" if query <= target else "OVER"
             print(f"{what:10s} query {query * 1000:7.1f} ms (target {target * 1000:.0f} ms: {verdict}), "
                   f"imports {imports * 1000:.0f} ms, answer {runs[0]['out']}")
+        print("load average (1, 5, 15 min): %.1f %.1f %.1f" % os.getloadavg())
     finally:
         if opts.keep is None:
             shutil.rmtree(root, ignore_errors=True)

@@ -43,7 +43,7 @@ from ubunye.lineage.record import RunRecord, Step
 from ubunye.lineage.store import RecordStore, open_store
 from ubunye.lineage.store.index import RecordIndex
 from ubunye.lineage.store.posix import PosixBlobs
-from ubunye.lineage.store.runids import uuid7
+from ubunye.lineage.store import index as index_module
 
 from fault_proxy import FaultProxy
 from files_api_server import FilesApiServer
@@ -415,28 +415,45 @@ def test_a_truncated_object_is_read_again(proxied: tuple[RecordStore, FaultProxy
 # ---------------------------------------------------------------- the index of an object store
 
 
-def test_the_index_of_an_object_store_lists_only_from_the_horizon(
+class _Clock:
+    """The index's clock (markers' names, horizons), moved by the test: no test waits on time."""
+
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def time(self) -> float:
+        return self.now
+
+    def time_ns(self) -> int:
+        return int(self.now * 1e9)
+
+
+def test_the_index_of_an_object_store_lists_only_the_markers_from_its_horizon(
         servers: dict[str, Any], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """S3 on moto, through the proxy that logs each request: after one full listing, a refresh
-    asks for the task's keys from its horizon on (start-after), and finds the new and the
-    finished runs."""
+    """S3 on moto, through the proxy that logs each request; the engine's own run ids (UUID4,
+    which sort by nothing). After one full listing, a refresh lists only the task's markers from
+    its horizon on (start-after) and finds the new runs and the one that finished since."""
     server = servers["s3"]
     proxy = FaultProxy(server.port)
     for key, value in server.env.items():
         monkeypatch.setenv(key, value)
     monkeypatch.setenv("AWS_ENDPOINT_URL", proxy.endpoint)
+    clock = _Clock(1_790_000_000.0)
+    monkeypatch.setattr(index_module, "time", clock)
     try:
         store = open_store(".", f"{server.url}/{uuid.uuid4().hex[:12]}")
-        base = 1_790_000_000_000
-        ids = [uuid7(base + i * 60_000) for i in range(40)]  # one a minute, in time order
+        ids = [str(uuid.uuid4()) for _ in range(40)]
         for i, run_id in enumerate(ids):
+            clock.now += 60  # one a minute
             store.write(_run(run_id, i % 24, status="running" if i == 35 else "success"))
         index = RecordIndex(store, tmp_path / "index.sqlite3")
+        clock.now += 3600
         index.refresh(*TASK)
         full = [path for method, path in proxy.requests if "list-type=2" in path]
         assert full and not any("start-after" in path for path in full), full
         proxy.requests.clear()
-        new = [uuid7(base + (40 + i) * 60_000) for i in range(3)]
+        clock.now += 60
+        new = [str(uuid.uuid4()) for _ in range(3)]
         for run_id in new:
             _write_run(store, run_id, 1)
         store.write(_run(ids[35], 11))  # the running run ends
@@ -445,18 +462,56 @@ def test_the_index_of_an_object_store_lists_only_from_the_horizon(
         monkeypatch.setattr(store.blobs, "list_after", lambda *a, **k: listed.append(len(r := list_after(*a, **k)))
                             or r)
         index.refresh(*TASK)
-        ranged = [path for method, path in proxy.requests if "list-type=2" in path]
-        assert len(ranged) == 2 and all("start-after" in path for path in ranged), ranged
-        # horizon: the newest run's time less 10 minutes (runs 29..39), then the 3 new ones and their starts
-        assert listed == [11 + 3, 3 + 1], listed
+        lists = [path for method, path in proxy.requests if "list-type=2" in path]
+        assert len(lists) == 1 and "start-after" in lists[0] and "_order" in lists[0], lists
+        assert listed == [3 * 2 + 1], listed  # the markers newer than the horizon: 3 runs' two, one end
         rows = dict(index.db().execute("SELECT run_id, status FROM runs"))
         assert len(rows) == 43 and rows[ids[35]] == "success" and all(rows[r] == "success" for r in new)
-        monkeypatch.setattr("ubunye.lineage.store.index.FULL_EVERY", 0.0)  # due: listed whole again
+        monkeypatch.setattr(index_module, "FULL_EVERY", 0.0)  # due: listed whole again
         proxy.requests.clear()
         index.refresh(*TASK)
         assert not any("start-after" in path for method, path in proxy.requests), proxy.requests
     finally:
         proxy.close()
+
+
+@pytest.mark.parametrize("name", ["s3", "azure", "gcs"])
+def test_a_run_written_after_the_horizon_is_found_and_a_store_without_markers_is_listed_whole(
+        name: str, servers: dict[str, Any], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A run whose marker is stamped just past the horizon (a writer's clock behind by almost the
+    allowance) is found by the ranged listing; records written without markers (earlier versions)
+    make every refresh list the task whole, so a new one is found too."""
+    server = servers[name]
+    for key, value in server.env.items():
+        monkeypatch.setenv(key, value)
+    clock = _Clock(1_790_000_000.0)
+    monkeypatch.setattr(index_module, "time", clock)
+    marked = open_store(".", f"{server.url}/{uuid.uuid4().hex[:12]}")
+    old = open_store(".", f"{server.url}/{uuid.uuid4().hex[:12]}")
+    for i in range(5):
+        marked.write(_run(str(uuid.uuid4()), i))
+        record = _run(str(uuid.uuid4()), i)  # as an earlier version wrote it: no marker
+        old.blobs.put_new(old._record_key(record), record.to_json().encode("utf-8"))
+    indexes = [RecordIndex(store, tmp_path / f"{i}.sqlite3") for i, store in enumerate((marked, old))]
+    for index in indexes:
+        index.refresh(*TASK)
+    whole: list[str] = []
+    for store in (marked, old):
+        listdir = store.blobs.listdir
+        monkeypatch.setattr(store.blobs, "listdir", lambda prefix, f=listdir, s=store: whole.append(
+            f"{s is old}:{prefix}") or f(prefix))
+    late = _run(str(uuid.uuid4()), 20)
+    clock.now -= index_module.SKEW - 1  # the writer's clock: just inside the allowance
+    marked.write(late)
+    clock.now += index_module.SKEW - 1
+    indexes[0].refresh(*TASK)
+    assert whole == [] and late.run_id in dict(indexes[0].db().execute("SELECT run_id, status FROM runs"))
+    newer = _run(str(uuid.uuid4()), 21)
+    old.blobs.put_new(old._record_key(newer), newer.to_json().encode("utf-8"))
+    indexes[1].refresh(*TASK)
+    assert "True:shop/orders/clean" in whole
+    assert newer.run_id in dict(indexes[1].db().execute("SELECT run_id, status FROM runs"))
+    assert indexes[1].db().execute("SELECT horizon FROM tasks").fetchone() == (None,)
 
 
 # ---------------------------------------------------------------- the CLI, end to end

@@ -19,6 +19,7 @@ from ubunye.lineage.record import RunRecord, Step
 from ubunye.lineage.search import list_task_runs, runs_with_data_hash, search_runs
 from ubunye.lineage.store import LatestUnknown, RecordStore, UnreadableRecordWarning
 from ubunye.lineage.store import index as index_module
+from ubunye.lineage.store import records as records_module
 
 T0 = datetime(2026, 3, 1, 8, 0, tzinfo=timezone.utc)
 TASKS = [("shop", "orders", "clean"), ("shop", "orders", "load")]
@@ -143,23 +144,42 @@ def test_a_damaged_index_is_rebuilt(root: Path) -> None:
     assert answers(RecordStore(root, index=True)) == truth
 
 
-def test_a_version_1_index_gains_the_horizon_and_keeps_its_rows(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_index_of_another_version_is_rebuilt(root: Path) -> None:
     truth = answers(RecordStore(root))
-    age(root)
     RecordStore(root, index=True).index.summaries(TASKS)  # type: ignore[union-attr]
     import sqlite3
 
     db = sqlite3.connect(root / ".index" / "records.sqlite3", isolation_level=None)
-    db.executescript("ALTER TABLE tasks DROP COLUMN full_at; ALTER TABLE tasks DROP COLUMN horizon; "
-                     "UPDATE meta SET value = '1' WHERE key = 'version';")  # as version 1 made it
-    db.close()
-    read: list[str] = []
-    loaded = RecordStore._load_listed
-    monkeypatch.setattr(RecordStore, "_load_listed", lambda self, info, *a: read.append(info.key) or loaded(
-        self, info, *a))
+    db.executescript("UPDATE runs SET status = 'made up'; UPDATE meta SET value = '2' WHERE key = 'version';")
+    db.close()  # as version 2 left it (its columns are not this version's): rebuilt, its rows not trusted
     store = RecordStore(root, index=True)
-    assert store.index.summaries(TASKS)[0] and read == []  # type: ignore[union-attr] # its rows, none read again
     assert answers(store) == truth
+    assert store.index.db().execute("SELECT value FROM meta WHERE key = 'version'").fetchone() == (  # type: ignore[union-attr]
+        str(index_module.SCHEMA_VERSION),)
+
+
+def test_search_by_status_and_since_parses_no_json(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the runs that are checked against their records, a search is answered from the
+    index's columns: not one JSON document is parsed per row."""
+    for i in range(110):  # more errors than are checked against their records
+        write(root, TASKS[i % 2], f"more-{i:03d}", 10 + i, "error" if i % 2 else "success")
+    truth = search_runs(RecordStore(root), status="error", since=T0 + timedelta(hours=2)).to_dict()
+    store = RecordStore(root, index=True)
+    search_runs(store, status="error")  # built
+    parsed: list[int] = []
+    loads = json.loads
+    monkeypatch.setattr(json, "loads", lambda *a, **k: parsed.append(1) or loads(*a, **k))
+    got = search_runs(RecordStore(root, index=True), status="error", since=T0 + timedelta(hours=2)).to_dict()
+    assert parsed == [] and got == truth and len(got["runs"]) == 56 > records_module.CHECKED
+
+
+def test_an_abandoned_run_is_found_by_its_shown_status(root: Path) -> None:
+    """``running`` is stored; whether it shows ``abandoned`` is decided from its record when asked."""
+    write(root, TASKS[0], "run-old", 6, "running")  # started in 2026-03 on no host: long abandoned
+    truth = [search_runs(RecordStore(root), status=s).to_dict() for s in ("abandoned", "running")]
+    assert [r["run_id"] for r in truth[0]["runs"]] == ["run-old"] and truth[1]["runs"] == []
+    assert [search_runs(RecordStore(root, index=True), status=s).to_dict() for s in ("abandoned", "running")] == truth
+    assert list_task_runs(RecordStore(root, index=True), *TASKS[0]).runs[0].status == "abandoned"
 
 
 def test_a_reader_never_creates_the_store(tmp_path: Path) -> None:
@@ -177,16 +197,17 @@ def test_cli_search_by_data_hash(root: Path) -> None:
     assert [r["run_id"] for r in json.loads(listed.stdout)["runs"]] == ["run-4", "run-2"]
 
 
-def test_a_task_is_placed_by_time_only_when_every_run_id_is_a_uuid7() -> None:
-    import sqlite3
-
-    from ubunye.lineage.store.runids import uuid7
-
-    db = sqlite3.connect(":memory:")
-    db.execute("CREATE TABLE runs (task TEXT, run_id TEXT, key TEXT)")
-    ids = [uuid7(1_790_000_000_000 + i * 60_000) for i in range(3)]
-    db.executemany("INSERT INTO runs VALUES ('t', ?, ?)", [(i, f"t/{i}.json") for i in ids])
-    horizon = index_module._horizon(db, "t")
-    assert horizon is not None and horizon < ids[-1]
-    db.execute("INSERT INTO runs VALUES ('t', '0f0e1c2d-3b4a-4c5d-8e6f-708192a3b4c5', 't/x.json')")  # a UUID4
-    assert index_module._horizon(db, "t") is None  # its next runs may sort anywhere: list it whole
+def test_a_first_build_in_worker_processes_gives_the_same_index(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many objects of a local store are read by one process per core, a batch at a time: the same
+    rows as one process reading them (a damaged one included)."""
+    (root / "shop" / "orders" / "clean" / "run-7.json").write_text("{", encoding="utf-8")
+    tables = []
+    for parallel_from in (10**9, 2):
+        monkeypatch.setattr(index_module, "PARALLEL_FROM", parallel_from)
+        monkeypatch.setattr(index_module, "BATCH", 2)
+        monkeypatch.setattr(os, "cpu_count", lambda: 2)
+        index = index_module.RecordIndex(RecordStore(root), root / f"{parallel_from}.sqlite3")
+        for task in TASKS:
+            index.refresh(*task)
+        tables.append([index.db().execute(f"SELECT * FROM {t} ORDER BY 1, 2, 3").fetchall() for t in ("runs", "hashes")])
+    assert tables[0] == tables[1] and len(tables[0][0]) == 6 and any(r[8] for r in tables[0][0])

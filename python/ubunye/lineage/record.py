@@ -49,12 +49,17 @@ def _check(where: str, value: Any, want: str) -> Any:
     """``value`` if it is null or of kind ``want``, else :class:`MalformedRecord`."""
     if value is None:
         return None
-    ok = {
-        _TEXT: isinstance(value, str),
-        _NUMBER: _is_number(value),
-        _COUNT: isinstance(value, int) and not isinstance(value, bool) and value >= 0,
-        _SCALAR: isinstance(value, str) or _is_number(value),
-    }[want]
+    kind = type(value)
+    if want == _TEXT:  # (the common kinds first: a million records are read through here)
+        ok = kind is str or isinstance(value, str)
+    elif want == _COUNT:
+        ok = isinstance(value, int) and kind is not bool and value >= 0
+    elif want == _NUMBER:
+        ok = _is_number(value)
+    elif want == _SCALAR:
+        ok = isinstance(value, str) or _is_number(value)
+    else:
+        raise KeyError(want)
     if not ok:
         shown = f"{value!r}"[:40] if _is_number(value) or isinstance(value, bool) else _kind(value)
         raise MalformedRecord(f"{where} must be {want}, not {shown}")
@@ -120,8 +125,13 @@ def _jsonable(value: Any) -> Any:
 
 
 def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:
-    names = {f.name for f in fields(cls)}
+    names = _NAMES.get(cls)
+    if names is None:
+        names = _NAMES[cls] = frozenset(f.name for f in fields(cls))
     return {k: v for k, v in data.items() if k in names}
+
+
+_NAMES: dict[type, frozenset[str]] = {}  # the field names of each record class, looked up once
 
 
 @dataclass

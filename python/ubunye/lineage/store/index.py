@@ -1,8 +1,9 @@
 """A SQLite index of a record store: a checked cache, never the truth.
 
 The JSON records stay the truth. The index holds, per run, what ``list``, ``search`` and
-"the newest runs" need (start time, status, rows, the data hashes of its steps, and where
-its object is), so those answers do not parse every record. Where it lives:
+"the newest runs" need, in columns (start time, status, duration, rows in and out, the data
+hashes of its steps, and where its object is), so those answers parse no record and no JSON.
+Where it lives:
 
 - a local folder store: ``<root>/.index/records.sqlite3`` (beside the records; a dot folder,
   so the store never lists it);
@@ -14,18 +15,20 @@ Checked, not trusted:
   ``_started`` folder (a new, removed or renamed record changes them). When the stamp
   differs, or is within :data:`CLOCK_SLACK` of now (a change in the same clock tick would
   not show), the task's folder is listed again and only new or changed objects (by size
-  and modification time) are read. An object store has no such stamp: it is listed only from
-  the task's horizon on (below), and still only new or changed objects are read.
-- On an object store, listing a task of a million records is a thousand requests, so after a
-  full listing the index keeps a horizon per task: the oldest key a new or finished run can
-  still have. Run ids are UUID7 (:mod:`.runids`: their text sorts by the millisecond they were
-  made), so the horizon is the id floor of the newest run's time less :data:`SKEW` (writers'
-  clocks), lowered to the id of any run still running (its final record comes later under its
-  start-time id) that started within :data:`RUNNING_FOR`. The next refresh lists the task's
-  final and ``_started`` keys from the horizon on (``start-after``): a few requests, whatever
-  the size. A full listing comes back after :data:`FULL_EVERY` and whenever there is no
-  horizon (no UUID7 run yet): it sees removed records and runs whose ids do not sort by time
-  (given by a caller, or UUID4 ids of earlier versions), which the ranged listing may not.
+  and modification time) are read.
+- An object store has no such stamp, and listing a task of a million records is a thousand
+  requests. So each record object is written with a marker (:func:`marker_key`): an object
+  under ``<task>/_order/`` whose name begins with the writer's UTC time, created just before
+  the record. After a full listing that saw the task's ``_order`` folder, the index keeps a
+  horizon per task: the marker name of the listing's own start time less :data:`SKEW`
+  (writers' clocks, writes in flight). The next refresh lists the markers from the horizon on
+  (``start-after``: a few requests, whatever the size), asks for the final object, else the
+  start object, of each run they name, and moves the horizon up. A run that starts or ends
+  after a listing writes a marker stamped no earlier than that listing's start less the
+  writers' clock error, so it is never passed over. A task without markers (records of
+  earlier versions) is listed whole on every refresh; every task is listed whole at least
+  every :data:`FULL_EVERY` seconds, which sees removed records and records written by
+  writers that make no markers.
 - The records an answer names are loaded from the store and must say what the index says,
   else the caller falls back to reading every record (:class:`Stale`).
 - A damaged object is indexed as damaged with its modification time, so the rule that a
@@ -34,49 +37,53 @@ Checked, not trusted:
 - Below :data:`INDEX_FROM` runs the records answer. Above it, a record edited in place
   (same name, folder unchanged) is seen only when it is one the answer names or when the
   folder next changes: records are written once, so only damage or tampering does that.
-- A missing, unreadable or foreign database is deleted and rebuilt; one of version 1 gains the
-  horizon columns and keeps its rows.
+- A missing, unreadable or foreign database, or one of another version, is deleted and rebuilt.
 """
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import sqlite3
 import time
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 from ubunye.lineage.errors import UnreadableRecord
 from ubunye.lineage.record import RunRecord
-from ubunye.lineage.store.blobs import BlobInfo
-from ubunye.lineage.store.runids import id_floor, millis_of
+from ubunye.lineage.store.blobs import BlobError, BlobInfo
 
 if TYPE_CHECKING:
     from ubunye.lineage.store.records import RecordStore
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 INDEX_DIR = ".index"
 SUFFIX = ".json"
+ORDER = "_order"  # the markers' folder under a task (object stores)
+MARK = "%Y%m%dT%H%M%S.%fZ"  # a marker name's time: fixed width, so names sort by it
+MARK_WIDTH = 23
 # Below this many runs in the tasks asked about, the records themselves answer: reading them
 # is fast there, and it sees what no folder stamp shows (a record edited in place).
 INDEX_FROM = 1000
 # An object store's tasks: listed whole at least this often (seconds), and from their horizon in
-# between; the horizon's allowance for writers' clocks, and how long a running run holds it back.
+# between; the horizon's allowance for writers' clocks and for writes in flight (seconds).
 FULL_EVERY = 600.0
-SKEW = 600_000  # ms
-RUNNING_FOR = 7 * 24 * 3600 * 1000  # ms
+SKEW = 600.0
+BATCH = 5000  # objects read, and rows written, a batch at a time
+PARALLEL_FROM = 20_000  # a local store's first build from this many objects: one process per core
+SUMMARY = ("run_id", "task_path", "started_at", "status", "duration_sec", "rows_in", "rows_out")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS tasks (task TEXT PRIMARY KEY, stamp TEXT, horizon TEXT, full_at REAL);
 CREATE TABLE IF NOT EXISTS runs (
     task TEXT NOT NULL, run_id TEXT NOT NULL, key TEXT NOT NULL, size INTEGER, modified REAL,
-    started TEXT, has_start INTEGER, status TEXT, damaged TEXT, summary TEXT,
+    started TEXT, has_start INTEGER, status TEXT, damaged TEXT,
+    task_path TEXT, started_at TEXT, duration_sec, rows_in, rows_out,
     PRIMARY KEY (task, run_id));
 CREATE INDEX IF NOT EXISTS runs_order ON runs (task, started DESC, run_id DESC);
-CREATE INDEX IF NOT EXISTS runs_status ON runs (status, started DESC);
+CREATE INDEX IF NOT EXISTS runs_status ON runs (status, started DESC, run_id DESC);
 CREATE INDEX IF NOT EXISTS runs_unplaced ON runs (task) WHERE has_start = 0;
 CREATE INDEX IF NOT EXISTS runs_damaged ON runs (task) WHERE damaged IS NOT NULL;
 CREATE TABLE IF NOT EXISTS hashes (data_hash TEXT NOT NULL, task TEXT NOT NULL, run_id TEXT NOT NULL);
@@ -94,6 +101,27 @@ def started_key(record: RunRecord) -> str:
     from ubunye.lineage.store.records import _started
 
     return _started(record).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")
+
+
+def marker_key(task_key: str, run_id: str, final: bool, at: Optional[float] = None) -> str:
+    """The marker of a record object of ``run_id`` (its start record, or with ``final`` its final
+    one), written at ``at`` (Unix seconds; now):
+    ``<task>/_order/<YYYYMMDDTHHMMSS.ffffffZ>_<started|final>_<run_id>`` (UTC)."""
+    kind = "final" if final else "started"
+    return f"{task_key}/{ORDER}/{_mark_time(time.time() if at is None else at)}_{kind}_{run_id}"
+
+
+def _marked_run(name: str) -> Optional[str]:
+    """The run id a marker's name ends with (None: not a marker)."""
+    kind, _, run_id = name[MARK_WIDTH + 1:].partition("_")
+    if name[MARK_WIDTH:MARK_WIDTH + 1] != "_" or kind not in ("started", "final") or not run_id \
+            or run_id.startswith("."):
+        return None
+    return run_id
+
+
+def _mark_time(at: float) -> str:
+    return datetime.fromtimestamp(at, timezone.utc).strftime(MARK)
 
 
 def _modified(info: BlobInfo) -> float:
@@ -130,22 +158,22 @@ class RecordIndex:
             try:
                 db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
                 db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")  # a cache: a lost last commit is rebuilt
+                db.execute("PRAGMA cache_size=-262144")  # up to 256 MiB: a first build's index pages stay in memory
+                db.execute("PRAGMA temp_store=MEMORY")
                 db.executescript(_SCHEMA)
                 row = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
                 if row is None:
                     db.execute("INSERT OR REPLACE INTO meta VALUES ('version', ?), ('store', ?)",
                                (str(SCHEMA_VERSION), str(self.store.root)))
-                elif row[0] == "1":  # version 1 lacks the horizon: add it (a million rows are not read again)
-                    db.executescript("BEGIN IMMEDIATE; ALTER TABLE tasks ADD COLUMN horizon TEXT; "
-                                     "ALTER TABLE tasks ADD COLUMN full_at REAL; "
-                                     "UPDATE meta SET value = '2' WHERE key = 'version'; COMMIT;")
-                elif row[0] != str(SCHEMA_VERSION):
+                elif row[0] != str(SCHEMA_VERSION):  # another version's columns: rebuilt from the records
+                    db.close()
                     raise sqlite3.DatabaseError(f"index version {row[0]}")
                 return db
             except sqlite3.DatabaseError:
                 if attempt == 2:
                     raise
-                for suffix in ("", "-wal", "-shm"):  # damaged or foreign: rebuilt from the records
+                for suffix in ("", "-wal", "-shm"):  # damaged, foreign or another version: rebuilt
                     Path(f"{self.path}{suffix}").unlink(missing_ok=True)
         raise AssertionError("unreachable")
 
@@ -179,28 +207,33 @@ class RecordIndex:
             known = self.db().execute("SELECT stamp, horizon, full_at FROM tasks WHERE task = ?", (key,)).fetchone()
         if stamp is not None and known is not None and known[0] == stamp:
             return
+        began = time.time()
         ranged = self._ranged(key, known)
         if ranged is None:
-            listed = {i.name[: -len(SUFFIX)]: i for i in self.store.run_objects(usecase, package, task)}
+            objects, folders = self.store.listing(usecase, package, task)
+            listed = {i.name[: -len(SUFFIX)]: i for i in objects}
             if not small and len(listed) < INDEX_FROM:
                 raise Stale(key)  # (before the database is made: a small store gets none)
+            marked = ORDER in folders
         else:
-            listed = ranged
+            listed, marked = ranged, True
         db = self.db()
         rows = {r[0]: (r[1], r[2], r[3]) for r in db.execute(
             "SELECT run_id, key, size, modified FROM runs WHERE task = ?", (key,))}
         changed = [i for r, i in listed.items() if rows.get(r) != (i.key, i.size, _modified(i))]
         gone = [r for r in rows if r not in listed] if ranged is None else []
-        loaded = self.store._load_many(changed, usecase, package, task)
-        full_at = time.time() if ranged is None else known[2]  # type: ignore[index]
+        full_at = began if ranged is None else known[2]  # type: ignore[index]
+        horizon = _mark_time(began - SKEW) if marked and _ranges(self.store) else None
         db.execute("BEGIN IMMEDIATE")
         try:
-            for run_id in gone:
-                db.execute("DELETE FROM runs WHERE task = ? AND run_id = ?", (key, run_id))
-                db.execute("DELETE FROM hashes WHERE task = ? AND run_id = ?", (key, run_id))
-            for info, got in zip(changed, loaded):
-                self._put(db, key, info, got)
-            horizon = _horizon(db, key) if hasattr(self.store.blobs, "list_after") else None
+            if gone:
+                db.executemany("DELETE FROM runs WHERE task = ? AND run_id = ?", [(key, r) for r in gone])
+                db.executemany("DELETE FROM hashes WHERE task = ? AND run_id = ?", [(key, r) for r in gone])
+            for runs, hashes in self._rows(key, changed, (usecase, package, task)):
+                if rows:  # rows of these runs may be there (changed objects): their hashes go first
+                    db.executemany("DELETE FROM hashes WHERE task = ? AND run_id = ?", [(key, r[1]) for r in runs])
+                db.executemany(f"INSERT OR REPLACE INTO runs VALUES ({','.join('?' * 14)})", runs)
+                db.executemany("INSERT INTO hashes VALUES (?, ?, ?)", hashes)
             db.execute("INSERT OR REPLACE INTO tasks VALUES (?, ?, ?, ?)", (key, stamp, horizon, full_at))
             db.execute("COMMIT")
         except BaseException:
@@ -208,43 +241,43 @@ class RecordIndex:
             raise
 
     def _ranged(self, key: str, known: Optional[tuple[Any, ...]]) -> Optional[dict[str, BlobInfo]]:
-        """A task's record objects from its horizon on (run id -> the final object, else the start
-        one), or None when the task must be listed whole."""
-        lister = getattr(self.store.blobs, "list_after", None)
-        if lister is None or known is None or not known[1] or time.time() - (known[2] or 0) >= FULL_EVERY:
+        """A task's record objects named by its markers from its horizon on (run id -> the final
+        object, else the start one), or None when the task must be listed whole."""
+        blobs = self.store.blobs
+        if not _ranges(self.store) or known is None or not known[1] or time.time() - (known[2] or 0) >= FULL_EVERY:
             return None
-        from ubunye.lineage.store.records import STARTED, _is_record
+        from ubunye.lineage.store.records import STARTED
 
-        horizon = known[1]
+        folder = f"{key}/{ORDER}"
         try:
-            finals = lister(key, f"{key}/{horizon}", stop=f"{key}/{STARTED}/")
-            started = lister(f"{key}/{STARTED}", f"{key}/{STARTED}/{horizon}")
+            marks = blobs.list_after(folder, f"{folder}/{known[1]}")  # type: ignore[attr-defined]
+            ids = sorted({r for r in (_marked_run(m.name) for m in marks) if r})
+
+            def newest(run_id: str) -> Optional[BlobInfo]:
+                return (blobs.head(f"{key}/{run_id}{SUFFIX}")  # type: ignore[attr-defined]
+                        or blobs.head(f"{key}/{STARTED}/{run_id}{SUFFIX}"))  # type: ignore[attr-defined]
+
+            with ThreadPoolExecutor(max(1, min(16, len(ids)))) as pool:
+                found = list(pool.map(newest, ids))
         except OSError as exc:
-            raise UnreadableRecord(self.store.blobs.locate(key), str(exc)) from exc
-        out: dict[str, BlobInfo] = {}
-        for info in started + finals:  # a final object replaces its run's start object
-            if _is_record(info) and info.key.count("/") in (3, 4):
-                out[info.name[: -len(SUFFIX)]] = info
-        return out
+            raise UnreadableRecord(blobs.locate(key), str(exc)) from exc
+        return {run_id: info for run_id, info in zip(ids, found) if info is not None}
 
-    @staticmethod
-    def _put(db: sqlite3.Connection, key: str, info: BlobInfo, got: Any) -> None:
-        run_id = info.name[: -len(".json")]
-        db.execute("DELETE FROM hashes WHERE task = ? AND run_id = ?", (key, run_id))
-        if isinstance(got, UnreadableRecord):
-            db.execute("INSERT OR REPLACE INTO runs VALUES (?,?,?,?,?,?,?,?,?,?)",
-                       (key, run_id, info.key, info.size, _modified(info), None, 0, None, got.reason, None))
+    def _rows(self, key: str, changed: list[BlobInfo], task: tuple[str, str, str]
+              ) -> Iterable[tuple[list[tuple[Any, ...]], list[tuple[str, str, str]]]]:
+        """The rows of these objects, a batch at a time. Many objects of a local store (a first
+        build) are read and parsed by one process per core, in name order."""
+        batches = [changed[start:start + BATCH] for start in range(0, len(changed), BATCH)]
+        workers = min(os.cpu_count() or 1, len(batches))
+        if isinstance(self.store.root, Path) and len(changed) >= PARALLEL_FROM and workers > 1:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+                yield from pool.map(_batch_rows, [(str(self.store.root), key, b, task) for b in batches])
             return
-        record: RunRecord = got
-        from ubunye.lineage.search import RunSummary
-
-        summary = json.dumps(RunSummary.of(record).to_dict())
-        db.execute("INSERT OR REPLACE INTO runs VALUES (?,?,?,?,?,?,?,?,?,?)",
-                   (key, run_id, info.key, info.size, _modified(info), started_key(record),
-                    int(isinstance(record.started_at, str) and bool(record.started_at)), record.status, None,
-                    summary))
-        hashes = {s.data_hash for s in record.steps if isinstance(s.data_hash, str) and s.data_hash}
-        db.executemany("INSERT INTO hashes VALUES (?, ?, ?)", [(h, key, run_id) for h in hashes])
+        for batch in batches:
+            yield _rows_of(key, batch, self.store._load_many(batch, *task))
 
     # --- answers -------------------------------------------------------------
     def newest(self, usecase: str, package: str, task: str, count: int,
@@ -293,16 +326,17 @@ class RecordIndex:
         if not _at_least(db, "task IN (SELECT task FROM wanted)", (), INDEX_FROM):
             raise Stale("few runs")
         where, args = ["damaged IS NULL", "task IN (SELECT task FROM wanted)"], []
-        if status is not None:
+        if status is not None:  # a shown "abandoned" is a stored "running" (the caller tells them apart)
             where.append("status = ?")
-            args.append(status)
+            args.append("running" if status == "abandoned" else status)
         if since is not None:
             where.append("has_start = 1 AND started >= ?")
             args.append(since.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f"))
-        sql = f"SELECT summary, key FROM runs WHERE {' AND '.join(where)} ORDER BY started DESC, run_id DESC"
+        sql = (f"SELECT {', '.join(SUMMARY)}, key FROM runs WHERE {' AND '.join(where)} "
+               "ORDER BY started DESC, run_id DESC")
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
-        rows = [(json.loads(r[0]), r[1]) for r in db.execute(sql, args)]
+        rows = [(dict(zip(SUMMARY, r)), r[-1]) for r in db.execute(sql, args)]
         damaged = db.execute("SELECT key, damaged FROM runs WHERE damaged IS NOT NULL AND "
                              "task IN (SELECT task FROM wanted) ORDER BY key").fetchall()
         return rows, damaged
@@ -325,28 +359,47 @@ class RecordIndex:
                                  (data_hash,)).fetchall()
 
 
-def _horizon(db: sqlite3.Connection, key: str) -> Optional[str]:
-    """The oldest key text a new or finishing run of this task can have (see the module's
-    docstring); None unless every run of the task has a UUID7 id."""
-    from ubunye.lineage.store.records import STARTED
+def _batch_rows(job: tuple[str, str, list[BlobInfo], tuple[str, str, str]]
+                ) -> tuple[list[tuple[Any, ...]], list[tuple[str, str, str]]]:
+    """:func:`_rows_of` a batch of a local store's objects (in a worker process)."""
+    from ubunye.lineage.store.records import RecordStore
 
-    if db.execute("SELECT 1 FROM runs WHERE task = ? AND NOT (length(run_id) = 36 AND substr(run_id, 15, 1) = '7') "
-                  "LIMIT 1", (key,)).fetchone():
-        return None  # a run id that is not placed by time: every refresh lists the task whole
-    newest = None
-    for (run_id,) in db.execute("SELECT run_id FROM runs WHERE task = ? AND substr(run_id, 15, 1) = '7' AND "
-                                "length(run_id) = 36 ORDER BY run_id DESC LIMIT 20", (key,)):
-        newest = millis_of(run_id)  # (the newest UUID7: other ids may sort above them)
-        if newest is not None:
-            break
-    if newest is None:
-        return None
-    floor = id_floor(newest - SKEW)
-    for (run_id,) in db.execute("SELECT run_id FROM runs WHERE task = ? AND run_id >= ? AND key LIKE ? "
-                                "ORDER BY run_id LIMIT 1", (key, id_floor(newest - RUNNING_FOR),
-                                                            f"%/{STARTED}/%")):
-        floor = min(floor, run_id)
-    return floor
+    root, key, batch, task = job
+    return _rows_of(key, batch, RecordStore(Path(root))._load_many(batch, *task))
+
+
+def _rows_of(key: str, infos: list[BlobInfo], loaded: list[Any]
+             ) -> tuple[list[tuple[Any, ...]], list[tuple[str, str, str]]]:
+    """Rows of ``runs`` and ``hashes`` for these objects (read as ``loaded``: a record, or why it
+    is unreadable)."""
+    from ubunye.lineage.search import RunSummary
+
+    runs, hashes = [], []
+    for info, got in zip(infos, loaded):
+        run_id = info.name[: -len(SUFFIX)]
+        if isinstance(got, UnreadableRecord):
+            runs.append((key, run_id, info.key, info.size, _modified(info), None, 0, None, got.reason,
+                         None, None, None, None, None))
+            continue
+        record: RunRecord = got
+        summary = RunSummary.of(record)
+        runs.append((key, run_id, info.key, info.size, _modified(info), started_key(record),
+                     int(isinstance(record.started_at, str) and bool(record.started_at)), record.status, None,
+                     summary.task_path, summary.started_at, *map(_fits, (summary.duration_sec,
+                                                                         summary.rows_in, summary.rows_out))))
+        found = sorted({s.data_hash for s in record.steps if isinstance(s.data_hash, str) and s.data_hash})
+        hashes.extend((h, key, run_id) for h in found)
+    return runs, hashes
+
+
+def _fits(value: Any) -> Any:
+    """A number SQLite can hold as itself (a count beyond 64 bits is kept as its text)."""
+    return str(value) if isinstance(value, int) and not -2**63 <= value < 2**63 else value
+
+
+def _ranges(store: "RecordStore") -> bool:
+    """Whether the store's backend lists from a key on (object stores): markers are written there."""
+    return hasattr(store.blobs, "list_after") and hasattr(store.blobs, "head")
 
 
 def _at_least(db: sqlite3.Connection, where: str, args: tuple[Any, ...], count: int) -> bool:

@@ -121,6 +121,22 @@ class ObjectBlobs:
             problem = f"the object was cut short ({len(data)} of {size} bytes)"
         raise BlobError(errno.EIO, problem, self.locate(key))
 
+    def head(self, key: str) -> BlobInfo | None:
+        """The object's listing entry, or None when it is absent."""
+        errors = self._obs.exceptions
+        problem = ""
+        for _ in range(ATTEMPTS):
+            try:
+                meta = self._obs.head(self._store, key)
+                return BlobInfo(key, int(meta["size"]), meta["last_modified"])
+            except (errors.NotFoundError, FileNotFoundError):
+                return None
+            except errors.BaseError as exc:
+                problem = _one_line(exc)
+                if not _transient(exc):
+                    break
+        raise BlobError(errno.EIO, problem, self.locate(key))
+
     def listdir(self, prefix: str) -> tuple[list[BlobInfo], list[str]]:
         listed = None
         problem = ""

@@ -4,6 +4,7 @@ Layout under the store's root (a folder or an object-store URL)::
 
     <usecase>/<package>/<task>/<run_id>.json             the final record
     <usecase>/<package>/<task>/_started/<run_id>.json    the ``running`` record
+    <usecase>/<package>/<task>/_order/<time>_<kind>_<run_id>   a marker (object stores: :mod:`.index`)
 
 Both are created only if absent (:meth:`Blobs.put_new`), so no backend ever needs a
 rename or an overwrite. A run with a start record and no final record reads as
@@ -31,7 +32,7 @@ from ubunye._names import validate_name
 from ubunye.lineage.errors import AmbiguousRunId, LineageError, RecordNotFound, RecordWriteError, UnreadableRecord
 from ubunye.lineage.record import RunRecord, parse_moment
 from ubunye.lineage.store.blobs import AlreadyExists, BlobError, BlobInfo, Blobs, Where, join, open_blobs
-from ubunye.lineage.store.index import RecordIndex, Stale, started_key
+from ubunye.lineage.store.index import RecordIndex, Stale, _ranges, marker_key, started_key
 from ubunye.userfiles import UserFileError, load_json
 
 SUFFIX = ".json"
@@ -123,6 +124,8 @@ class RecordStore:
         except (TypeError, ValueError, RecursionError) as exc:  # e.g. a circular structure
             raise RecordWriteError(where, f"the record is not JSON: {exc}") from exc  # type: ignore[arg-type]
         try:
+            if _ranges(self):  # an object store: its marker first, so the index never passes the run over
+                self._mark(record, key)
             self.blobs.put_new(key, data)
         except AlreadyExists:
             raise RecordWriteError(where, "a record of this run is already stored there "  # type: ignore[arg-type]
@@ -132,6 +135,15 @@ class RecordStore:
         return where
 
     start = end = write
+
+    def _mark(self, record: RunRecord, key: str) -> None:
+        """The record's marker (:func:`.index.marker_key`), holding the record's key (one already
+        there is the same record's, from an attempt whose record was refused: as good)."""
+        try:
+            self.blobs.put_new(marker_key(self.task_key(record.usecase, record.package, record.task_name),
+                                          record.run_id, record.status != "running"), key.encode("utf-8"))
+        except AlreadyExists:
+            pass
 
     # --- reading -----------------------------------------------------------
     def load(self, path: Union[str, Path]) -> RunRecord:
@@ -179,6 +191,10 @@ class RecordStore:
 
     def run_objects(self, usecase: str, package: str, task: str) -> list[BlobInfo]:
         """The record objects of a task, one per run (the final one, else the start one), by name."""
+        return self.listing(usecase, package, task)[0]
+
+    def listing(self, usecase: str, package: str, task: str) -> tuple[list[BlobInfo], list[str]]:
+        """:meth:`run_objects`, and the names of the task's sub-folders."""
         key = self.task_key(usecase, package, task)
         try:
             finals, folders = self.blobs.listdir(key)
@@ -187,7 +203,7 @@ class RecordStore:
             raise UnreadableRecord(self.blobs.locate(key), _one_line(exc.strerror or str(exc))) from exc  # type: ignore[arg-type]
         done = {b.name for b in finals if _is_record(b)}
         runs = [b for b in finals if _is_record(b)] + [b for b in started if _is_record(b) and b.name not in done]
-        return sorted(runs, key=lambda b: b.name)
+        return sorted(runs, key=lambda b: b.name), folders
 
     def run_files(self, usecase: str, package: str, task: str) -> list[Where]:
         """Where each run's record is (temporary files left out), in name order."""
@@ -326,26 +342,34 @@ class RecordStore:
         """Run summaries (``RunSummary.to_dict``) from the index, newest first; None without one.
 
         Up to :data:`CHECKED` of them are confirmed against their records (else None: read the
-        records); damaged objects are skipped with a warning, as listing does."""
+        records); a ``running`` run is loaded to show whether it is abandoned; damaged objects
+        are skipped with a warning, as listing does."""
         if self.index is None:
             return None
+        unfinished = status in ("running", "abandoned")  # told apart only by the record
         try:
-            rows, damaged = self.index.summaries(tasks, status=status, since=since, limit=limit)
+            rows, damaged = self.index.summaries(tasks, status=status, since=since,
+                                                 limit=None if unfinished else limit)
             for key, _ in damaged:
                 u, p, t = key.split("/")[:3]
                 if self._readable(key, u, p, t):
                     return None
-            if len(rows) <= CHECKED:
-                for row, key in rows:
+            out = []
+            for row, key in rows:
+                if len(rows) <= CHECKED or row["status"] == "running":
                     u, p, t = key.split("/")[:3]
-                    if _summary_dict(self._load_listed(BlobInfo(key, 0, _OLDEST), u, p, t)) != row:
+                    shown = _summary_dict(self._load_listed(BlobInfo(key, 0, _OLDEST), u, p, t))
+                    if {**shown, "status": row["status"]} != row:
                         return None
+                    row = shown
+                if status is None or row["status"] == status:
+                    out.append(row)
         except (Stale, LineageError, sqlite3.Error, OSError, ValueError):
             return None
         for key, reason in damaged:
             warnings.warn(f"skipping unreadable run record {self.blobs.locate(key)}: {reason}",
                           UnreadableRecordWarning, stacklevel=3)
-        return [row for row, _ in rows]
+        return out[:limit] if unfinished and limit is not None else out
 
     def find(self, usecase: str, package: str, task: str, run_id_prefix: Optional[str] = None) -> RunRecord:
         """The record whose run id starts with ``run_id_prefix`` (None: the newest run).
