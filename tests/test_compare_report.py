@@ -1,0 +1,135 @@
+"""compare_records' whole report (``Comparison.to_dict``, what ``ubunye lineage compare --json``
+prints) for two runs built to differ in every way the report names: each verdict, reason and
+detail as the module's rules say (lineage/compare.py, shared/spec/run-record.md)."""
+from __future__ import annotations
+
+from ubunye.lineage.compare import compare_records, status_problem
+from ubunye.lineage.record import RunRecord, Step
+
+H = "sha256:" + "a" * 64
+
+
+def runs() -> tuple[RunRecord, RunRecord]:
+    """Run A succeeded; run B (named by task path only) failed, with no environment, a changed
+    reader option, an output gone, an expectation now failing, one renamed by default naming."""
+    a = RunRecord(
+        run_id="run-a", usecase="shop", package="orders", task_name="clean", started_at="2026-03-01T08:00:00+00:00",
+        status="success", config_hash="sha256:c1", environment={"python": "3.11", "packages": {"x": "1"}},
+        environment_hash="sha256:e1", duration_sec=10.0, engine_version="1.0",
+        inputs=[Step("people", "input", "csv", "/d/people.csv", 3, "sha256:s", H, "rows-v1", options={"sep": ","})],
+        outputs=[Step("adults", "output", "parquet", "/d/adults", None, "sha256:s2", H, "rows-v1"),
+                 Step("gone", "output", "csv", "/d/gone.csv", 1, "sha256:s3", H, "rows-v1")],
+        timings=[{"step": "Reader", "input": "people", "seconds": 2.0}, {"step": "total", "seconds": 5}],
+        expectations=[
+            {"output": "adults", "rule": "age_between", "kind": "between", "column": "age", "passed": True,
+             "failed": 0, "total": 3, "severity": "error"},
+            {"output": "adults", "rule": "a_b_unique", "kind": "unique", "column": "a, b", "passed": True,
+             "failed": 0, "total": 3, "severity": "warn"},
+            {"output": "adults", "rule": "only_a", "kind": "not_null", "column": "c", "passed": True, "failed": 0,
+             "total": 3}])
+    b = RunRecord(
+        run_id="run-b", task_path="shop/orders/clean", started_at="2026-03-02T08:00:00+00:00", status="error",
+        error="boom", config_hash="sha256:c1", code_hash="sha256:k", environment={}, duration_sec=25.0,
+        engine_version="1.0",
+        inputs=[Step("people", "input", "csv", "/d/people.csv", 3, "sha256:s", H, "rows-v1", options={"sep": ";"})],
+        outputs=[Step("adults", "output", "parquet", "/d/adults", None, "sha256:s2", H, "rows-v1")],
+        timings=[{"step": "Reader", "input": "people", "seconds": 3.0}, {"step": "Writer", "output": "adults", "seconds": 1}],
+        expectations=[
+            {"output": "adults", "rule": "age_between", "kind": "between", "column": "age", "passed": False,
+             "failed": 1, "total": 3, "severity": "error"},
+            {"output": "adults", "rule": "unique_a_b", "kind": "unique", "column": "a,b", "passed": True,
+             "failed": 0, "total": 3, "severity": "warn"}])
+    return a, b
+
+
+def same(name: str, value: object) -> dict[str, object]:
+    return {"name": name, "verdict": "unchanged", "a": value, "b": value}
+
+
+def test_the_whole_report_of_two_runs_that_differ_in_every_way() -> None:
+    a, b = runs()
+    got = compare_records(a, b).to_dict()
+    identity = {"task_path": "shop/orders/clean", "record_version": 2, "engine_version": "1.0"}
+    assert got["run_a"] == {"run_id": "run-a", "started_at": "2026-03-01T08:00:00+00:00", "status": "success",
+                            **identity}
+    assert got["run_b"] == {"run_id": "run-b", "started_at": "2026-03-02T08:00:00+00:00", "status": "error",
+                            **identity}
+    assert got["data_proven_same"] is False
+    assert got["problems"] == [
+        "run B did not succeed (status error)",
+        "output 'adults': row count unknown (recorded in neither run A nor run B)",
+        "output 'gone' is not in run B",
+    ]
+    assert got["fields"] == [
+        same("task", "shop/orders/clean"),
+        {"name": "status", "verdict": "changed", "a": "success", "b": "error"},
+        {"name": "error", "verdict": "changed", "a": None, "b": "boom"},
+        same("config", "sha256:c1"),
+        {"name": "code", "verdict": "unknown", "a": None, "b": "sha256:k", "reason": "not recorded in run A"},
+        {"name": "environment", "verdict": "unknown", "a": "sha256:e1", "b": None, "reason": "not recorded in run B",
+         "packages": {"moved": [], "added": [], "removed": [{"name": "x", "value": "1"}]},
+         "platform": {"moved": [], "added": [], "removed": [{"name": "python", "value": "3.11"}]}},
+        {**same("variables", {}), "keys": {"moved": [], "added": [], "removed": []}},
+        same("profile", None), same("backend", None), same("engine_version", "1.0"), same("time_zone", None),
+        {"name": "duration_sec", "verdict": "changed", "a": 10.0, "b": 25.0, "ratio": 2.5},
+    ]
+    people, adults, gone = got["steps"]
+    assert people == {
+        "direction": "input", "name": "people", "verdict": "unchanged",
+        "row_count": same("row_count", 3), "schema_hash": same("schema_hash", "sha256:s"),
+        "data_hash": same("data_hash", H), "location": same("location", "/d/people.csv"),
+        "reader": {"name": "reader", "verdict": "changed", "a": {"options": {"sep": ","}, "schema": None},
+                   "b": {"options": {"sep": ";"}, "schema": None}, "reason": "option sep ',' -> ';'"},
+    }
+    assert adults == {
+        "direction": "output", "name": "adults", "verdict": "unknown",
+        "row_count": {"name": "row_count", "verdict": "unknown", "a": None, "b": None,
+                      "reason": "recorded in neither run A nor run B"},
+        "schema_hash": same("schema_hash", "sha256:s2"), "data_hash": same("data_hash", H),
+        "location": same("location", "/d/adults"),
+    }
+    half = {"verdict": "missing", "b": None, "reason": "not in run B"}
+    assert gone == {
+        "direction": "output", "name": "gone", "verdict": "missing",
+        "row_count": {"name": "row_count", "a": 1, **half},
+        "schema_hash": {"name": "schema_hash", "a": "sha256:s3", **half},
+        "data_hash": {"name": "data_hash", "a": H, **half},
+        "location": {"name": "location", "a": "/d/gone.csv", **half},
+        "reason": "output 'gone' is not in run B",
+    }
+    rule = {"output": "adults"}
+    assert got["expectations"] == [
+        {"name": "adults.age_between", "verdict": "changed", **rule, "rule": "age_between",
+         "a": {"passed": True, "failed": 0, "total": 3, "severity": "error"},
+         "b": {"passed": False, "failed": 1, "total": 3, "severity": "error"},
+         "outcome_changed": True, "failed_changed": True},
+        {"name": "adults.a_b_unique", "verdict": "unchanged", **rule, "rule": "a_b_unique",  # paired by what it checks
+         "a": {"passed": True, "failed": 0, "total": 3, "severity": "warn"},
+         "b": {"passed": True, "failed": 0, "total": 3, "severity": "warn"},
+         "outcome_changed": False, "failed_changed": False},
+        {"name": "adults.only_a", "verdict": "missing", **rule, "rule": "only_a",
+         "a": {"passed": True, "failed": 0, "total": 3, "severity": None}, "b": None,
+         "reason": "not checked in run B"},
+    ]
+    assert got["timings"] == [
+        {"name": "Reader(people)", "verdict": "changed", "a": 2.0, "b": 3.0, "step": "Reader", "target": "people",
+         "ratio": 1.5},
+        {"name": "total", "verdict": "missing", "a": 5, "b": None, "step": "total", "target": None,
+         "reason": "not timed in run B"},
+        {"name": "Writer(adults)", "verdict": "missing", "a": None, "b": 1, "step": "Writer", "target": "adults",
+         "reason": "not timed in run A"},
+    ]
+
+
+def test_the_problems_of_a_run_that_did_not_end() -> None:
+    running = RunRecord(run_id="r", status="running", started_at="2999-01-01T00:00:00+00:00")
+    assert status_problem(running, "run A") == (
+        "run A has not ended (status running: still running, or stopped before it could record its end): "
+        "its record is not final")
+    old = RunRecord(run_id="r", status="running", started_at="2000-01-01T00:00:00+00:00")
+    assert status_problem(old, "run B") == (
+        "run B was abandoned (status running, but it started more than 7 days ago on another host: it was "
+        "stopped before it could record its end): its record is not final")
+    assert status_problem(RunRecord(run_id="r", status="interrupted"), "the run") == (
+        "the run did not succeed (status interrupted)")
+    assert status_problem(RunRecord(run_id="r", status="success"), "run A") is None
