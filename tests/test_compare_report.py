@@ -133,3 +133,109 @@ def test_the_problems_of_a_run_that_did_not_end() -> None:
     assert status_problem(RunRecord(run_id="r", status="interrupted"), "the run") == (
         "the run did not succeed (status interrupted)")
     assert status_problem(RunRecord(run_id="r", status="success"), "run A") is None
+
+
+def test_why_a_hash_is_unknown_in_each_run() -> None:
+    from ubunye.lineage.compare import compare_steps
+
+    failed = Step("t", "input", row_count=2, hash_method="rows-v1", hash_error="reader gave up")
+    never = Step("t", "input")
+    missing = Step("t", "input", row_count=2, hash_method="rows-v1")
+    diff = compare_steps("input", "t", failed, never, labels=("recorded", "now"))
+    assert diff.data_hash.reason == "recorded: hash failed: reader gave up; now: not hashed when the run was recorded"
+    assert compare_steps("input", "t", missing, Step("t", "input", 2, data_hash=H, hash_method="rows-v1")
+                         ).data_hash.reason == "run A: no data hash recorded"
+    assert compare_steps("input", "t", Step("t", "input", row_count=None, hash_method="rows-v1"),
+                         Step("t", "input", 2, data_hash=H, hash_method="rows-v1")).data_hash.reason == (
+        "run A: no data hash recorded")  # a method recorded: it was hashed, the hash is what is missing
+    assert compare_steps("input", "t", Step("t", "input", row_count=2),
+                         Step("t", "input", 2, data_hash=H, hash_method="rows-v1")).data_hash.reason == (
+        "run A: no data hash recorded")  # a row count recorded: it was read
+
+
+def test_reader_changes_name_each_option_and_the_schema() -> None:
+    from ubunye.lineage.compare import reader_changes
+
+    a = {"options": {"sep": ",", "header": "true", "quote": '"'}, "schema": None}
+    b = {"options": {"sep": ";", "header": "true", "mode": "FAILFAST"}, "schema": "a INT"}
+    assert reader_changes(a, b) == ["option mode 'FAILFAST' added", "option quote '\"' removed",
+                                    "option sep ',' -> ';'", "schema inferred -> 'a INT'"]
+    assert reader_changes(b, {**b, "schema": None}) == ["schema 'a INT' -> inferred"]
+    assert reader_changes(a, a) == []
+
+
+def test_reader_settings_recorded_on_one_side_only_are_unknown() -> None:
+    from ubunye.lineage.compare import compare_steps
+
+    with_settings = Step("t", "input", 2, "s", H, "rows-v1", options={"sep": ","})
+    plain = Step("t", "input", 2, "s", H, "rows-v1")
+    reader = compare_steps("input", "t", plain, with_settings, labels=("recorded", "now")).reader
+    assert (reader.verdict, reader.reason) == ("unknown", "reader settings not recorded in recorded")
+    reader = compare_steps("input", "t", with_settings, plain).reader
+    assert (reader.verdict, reader.reason) == ("unknown", "reader settings not recorded in run B")
+    same_reader = compare_steps("input", "t", with_settings, with_settings).reader
+    assert (same_reader.verdict, same_reader.reason) == ("unchanged", None)
+    assert compare_steps("output", "t", plain, plain).reader is None
+
+
+def test_a_step_only_in_run_b_is_missing_from_run_a() -> None:
+    a = RunRecord(run_id="a", status="success")
+    b = RunRecord(run_id="b", status="success", outputs=[Step("new", "output", "csv", "/d/new.csv", 4, "s", H,
+                                                                "rows-v1")])
+    c = compare_records(a, b)
+    (new,) = c.steps
+    assert new.to_dict() == {
+        "direction": "output", "name": "new", "verdict": "missing", "reason": "output 'new' is not in run A",
+        "row_count": {"name": "row_count", "verdict": "missing", "a": None, "b": 4, "reason": "not in run A"},
+        "schema_hash": {"name": "schema_hash", "verdict": "missing", "a": None, "b": "s", "reason": "not in run A"},
+        "data_hash": {"name": "data_hash", "verdict": "missing", "a": None, "b": H, "reason": "not in run A"},
+        "location": {"name": "location", "verdict": "missing", "a": None, "b": "/d/new.csv",
+                     "reason": "not in run A"},
+    }
+    assert c.problems == ["output 'new' is not in run A"]
+    assert compare_records(a, a).problems == ["neither run recorded any input or output"]
+
+
+def _rule(rule: str, kind: str, column: object, passed: bool = True, output: str = "o") -> dict[str, object]:
+    return {"output": output, "rule": rule, "kind": kind, "column": column, "passed": passed, "failed": 0,
+            "total": 1}
+
+
+def test_a_renamed_rule_is_paired_only_by_the_same_output_kind_and_columns() -> None:
+    def names(la: list[dict[str, object]], lb: list[dict[str, object]]) -> list[tuple[str, str]]:
+        a = RunRecord(run_id="a", expectations=la)
+        b = RunRecord(run_id="b", expectations=lb)
+        return [(e.name, e.verdict) for e in compare_records(a, b).expectations]
+
+    # columns written "a, b" and "a,b" are the same rule; None and None too
+    assert names([_rule("x_y_unique", "unique", "x, y"), _rule("n1", "row_count", None)],
+                 [_rule("unique_x_y", "unique", "x,y"), _rule("n2", "row_count", None)]) == [
+        ("o.x_y_unique", "unchanged"), ("o.n1", "unchanged")]
+    # another output, another kind, other columns: never paired
+    for other in (_rule("r2", "unique", "x", output="p"), _rule("r2", "not_null", "x"), _rule("r2", "unique", "y")):
+        assert names([_rule("r1", "unique", "x")], [other]) == [
+            ("o.r1", "missing"), (f"{other['output']}.r2", "missing")]
+    # two candidates in run B: which one is meant cannot be told
+    assert names([_rule("r1", "unique", "x")], [_rule("r2", "unique", "x"), _rule("r3", "unique", "x")]) == [
+        ("o.r1", "missing"), ("o.r2", "missing"), ("o.r3", "missing")]
+    # reconcile rules keep their names
+    assert names([_rule("r1", "reconcile", None)], [_rule("r2", "reconcile", None)]) == [
+        ("o.r1", "missing"), ("o.r2", "missing")]
+
+
+def test_a_step_diff_reports_where_and_which_partitions() -> None:
+    from ubunye.lineage.compare import FieldDiff, StepDiff
+
+    class Where:
+        summary = "rows near the end"
+
+        def to_dict(self) -> dict[str, object]:
+            return {"summary": self.summary}
+
+    f = FieldDiff("data_hash", "changed", "h1", "h2")
+    diff = StepDiff("output", "o", "changed", f, f, f, f, where=Where(),
+                    partitions=[{"partition": "d=1", "rows_before": 1, "rows_after": 2}])
+    got = diff.to_dict()
+    assert got["where"] == {"summary": "rows near the end"}
+    assert got["partitions"] == [{"partition": "d=1", "rows_before": 1, "rows_after": 2}]
+    assert "reader" not in got and "reason" not in got

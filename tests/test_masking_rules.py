@@ -31,7 +31,7 @@ def test_secret_names_split_into_lowercase_segments() -> None:
 
 
 @pytest.mark.parametrize("secret", ['it\'s-"quoted"-9', "back\\slash-9", "näive-sécret", "tab\tsep-9",
-                                    "plus+and/slash 9"])
+                                    "plus+and/slash 9", "pässwort\x01-9"])
 def test_a_known_secret_is_masked_in_every_form_a_text_can_carry_it(secret: str) -> None:
     m = Masker([secret])
     r = repr(secret)[1:-1]
@@ -56,6 +56,7 @@ def test_each_line_of_a_multi_line_secret_of_eight_characters_or_more_is_masked(
     assert m.text("a 12345678 b") == f"a {MASK} b"  # exactly eight: masked
     assert m.text("a short7x b") == "a short7x b"  # seven: too common to mask alone
     assert Masker(["carriage-one\rcarriage-two"]).text("x carriage-two") == f"x {MASK}"
+    assert m.text("[line-one-x\r\n12345678\r\nshort7x]") == f"[{MASK}]"  # the whole value too
 
 
 def test_the_longest_known_secret_is_masked_whole() -> None:
@@ -92,6 +93,8 @@ def test_add_keeps_numbers_of_four_digits_or_more_but_never_a_boolean() -> None:
     ("https://x/y?sig=plainsig&mode=1", {"plainsig"}),
     ("https://x/y?mode=plain&user=etl", set()),
     ("token={abc", {"{abc"}),
+    ("password=Xylophone9X", {"Xylophone9X"}),
+    ("sqlserver://etl:urlpw-1@db;password={br}}ace}", {"urlpw-1", "{br}}ace}", "br}ace"}),
 ])
 def test_a_location_teaches_the_values_of_its_secret_parameters(location: str, learned: set[str]) -> None:
     m = Masker()
@@ -193,7 +196,9 @@ def _record(name: str, msg: str, *args: object, exc_info: object = None) -> logg
 
 def test_the_log_filter_masks_only_the_named_loggers_and_their_children(plain_logging: None) -> None:
     masking.install_log_filter(("ubunye", "py4j"))
+    installed = logging.getLogRecordFactory()
     masking.install_log_filter(("other",))  # installed once: the second call changes nothing
+    assert logging.getLogRecordFactory() is installed
     assert getattr(logging.getLogRecordFactory(), "ubunye_masking", False)
     with masking.active(Masker(["log-secret-9"])):
         for name in ("ubunye", "ubunye.lineage", "py4j.java_gateway"):
@@ -214,7 +219,24 @@ def test_the_log_filter_masks_a_broken_format_and_a_traceback(plain_logging: Non
         except ValueError:
             failed = _record("ubunye", "failed", exc_info=sys.exc_info())
     assert failed.exc_info is None
+    assert failed.exc_text.startswith("Traceback (most recent call last):\n  File ")
     assert "log-secret-9" not in failed.exc_text and failed.exc_text.endswith(f"ValueError: failed at {MASK}")
+
+
+def test_the_log_filter_masks_the_traceback_of_an_error_never_raised(plain_logging: None) -> None:
+    masking.install_log_filter()
+    with masking.active(Masker(["log-secret-9"])):
+        for tail in ("  ", "X"):  # only the traceback's last newline is cut
+            error = ValueError(f"failed at log-secret-9{tail}")
+            record = _record("ubunye", "failed", exc_info=(ValueError, error, None))
+            assert (record.exc_info, record.exc_text) == (None, f"ValueError: failed at {MASK}{tail}")
+
+
+def test_the_log_filter_passes_keyword_arguments_to_the_factory_it_wraps(plain_logging: None) -> None:
+    masking.install_log_filter()
+    record = logging.getLogRecordFactory()("ubunye", logging.INFO, __file__, 1, "m", None, None, func="f",
+                                            sinfo="stack")
+    assert (record.funcName, record.stack_info) == ("f", "stack")
 
 
 def test_the_log_filter_passes_every_record_on() -> None:
@@ -234,8 +256,9 @@ def test_the_warning_mask_wraps_the_formatter_once() -> None:
     warnings.formatwarning = plain
     try:
         masking.install_warning_mask()
-        masking.install_warning_mask()
         shown = warnings.formatwarning
+        masking.install_warning_mask()
+        assert warnings.formatwarning is shown
         assert getattr(shown, "ubunye_masking", False)
         with masking.active(Masker(["warn-secret-5"])):
             text = shown(UserWarning("saw warn-secret-5"), UserWarning, "f.py", 7, "src")
