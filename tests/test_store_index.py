@@ -190,3 +190,20 @@ def test_a_task_is_placed_by_time_only_when_every_run_id_is_a_uuid7() -> None:
     assert horizon is not None and horizon < ids[-1]
     db.execute("INSERT INTO runs VALUES ('t', '0f0e1c2d-3b4a-4c5d-8e6f-708192a3b4c5', 't/x.json')")  # a UUID4
     assert index_module._horizon(db, "t") is None  # its next runs may sort anywhere: list it whole
+
+
+def test_twins_are_ordered_by_run_id_through_the_index_too(tmp_path: Path) -> None:
+    """Two runs started at one instant: the index orders them by run id, as the records do,
+    and neither is the other's run before."""
+    task = TASKS[0]
+    write(tmp_path, task, "m-older", 0)
+    write(tmp_path, task, "a-twin", 1)  # written first: the index's insertion order is not the answer
+    write(tmp_path, task, "z-twin", 1)
+    age(tmp_path)
+    store = RecordStore(tmp_path, index=True)
+    z, a = store.find(*task, "z-twin"), store.find(*task, "a-twin")
+    assert [r.run_id for r in store.latest_runs(*task, 3)] == ["z-twin", "a-twin", "m-older"]
+    assert [r.run_id for r in store.latest_runs(*task, 1, before=z)] == ["a-twin"]
+    assert [r.run_id for r in store.latest_runs(*task, 1, before=a)] == ["m-older"]
+    assert [r["run_id"] for r in search_runs(store).to_dict()["runs"]] == ["z-twin", "a-twin", "m-older"]
+    assert store.index is not None and store.index.path.exists()  # answered through the index
