@@ -15,7 +15,8 @@ def runs() -> tuple[RunRecord, RunRecord]:
     a = RunRecord(
         run_id="run-a", usecase="shop", package="orders", task_name="clean", started_at="2026-03-01T08:00:00+00:00",
         status="success", config_hash="sha256:c1", environment={"python": "3.11", "packages": {"x": "1"}},
-        environment_hash="sha256:e1", duration_sec=10.0, engine_version="1.0",
+        environment_hash="sha256:e1", duration_sec=10.0, engine_version="1.0", profile="dev", backend="pandas",
+        time_zone="UTC", error="an earlier warning",
         inputs=[Step("people", "input", "csv", "/d/people.csv", 3, "sha256:s", H, "rows-v1", options={"sep": ","})],
         outputs=[Step("adults", "output", "parquet", "/d/adults", None, "sha256:s2", H, "rows-v1"),
                  Step("gone", "output", "csv", "/d/gone.csv", 1, "sha256:s3", H, "rows-v1")],
@@ -30,7 +31,7 @@ def runs() -> tuple[RunRecord, RunRecord]:
     b = RunRecord(
         run_id="run-b", task_path="shop/orders/clean", started_at="2026-03-02T08:00:00+00:00", status="error",
         error="boom", config_hash="sha256:c1", code_hash="sha256:k", environment={}, duration_sec=25.0,
-        engine_version="1.0",
+        engine_version="1.0", profile="prod", backend="spark", time_zone="Europe/Paris",
         inputs=[Step("people", "input", "csv", "/d/people.csv", 3, "sha256:s", H, "rows-v1", options={"sep": ";"})],
         outputs=[Step("adults", "output", "parquet", "/d/adults", None, "sha256:s2", H, "rows-v1")],
         timings=[{"step": "Reader", "input": "people", "seconds": 3.0}, {"step": "Writer", "output": "adults", "seconds": 1}],
@@ -63,14 +64,17 @@ def test_the_whole_report_of_two_runs_that_differ_in_every_way() -> None:
     assert got["fields"] == [
         same("task", "shop/orders/clean"),
         {"name": "status", "verdict": "changed", "a": "success", "b": "error"},
-        {"name": "error", "verdict": "changed", "a": None, "b": "boom"},
+        {"name": "error", "verdict": "changed", "a": "an earlier warning", "b": "boom"},
         same("config", "sha256:c1"),
         {"name": "code", "verdict": "unknown", "a": None, "b": "sha256:k", "reason": "not recorded in run A"},
         {"name": "environment", "verdict": "unknown", "a": "sha256:e1", "b": None, "reason": "not recorded in run B",
          "packages": {"moved": [], "added": [], "removed": [{"name": "x", "value": "1"}]},
          "platform": {"moved": [], "added": [], "removed": [{"name": "python", "value": "3.11"}]}},
         {**same("variables", {}), "keys": {"moved": [], "added": [], "removed": []}},
-        same("profile", None), same("backend", None), same("engine_version", "1.0"), same("time_zone", None),
+        {"name": "profile", "verdict": "changed", "a": "dev", "b": "prod"},
+        {"name": "backend", "verdict": "changed", "a": "pandas", "b": "spark"},
+        same("engine_version", "1.0"),
+        {"name": "time_zone", "verdict": "changed", "a": "UTC", "b": "Europe/Paris"},
         {"name": "duration_sec", "verdict": "changed", "a": 10.0, "b": 25.0, "ratio": 2.5},
     ]
     people, adults, gone = got["steps"]
@@ -239,3 +243,98 @@ def test_a_step_diff_reports_where_and_which_partitions() -> None:
     assert got["where"] == {"summary": "rows near the end"}
     assert got["partitions"] == [{"partition": "d=1", "rows_before": 1, "rows_after": 2}]
     assert "reader" not in got and "reason" not in got
+
+
+def test_a_problem_line_says_what_changed_where_and_with_which_reader_settings() -> None:
+    from ubunye.lineage.compare import FieldDiff, StepDiff, describe_problem
+
+    class Where:
+        summary = "rows near the end differ"
+
+    rows = FieldDiff("row_count", "changed", 120, 121)
+    schema = FieldDiff("schema_hash", "unknown", None, "s", reason="run A: hash failed: boom")
+    data = FieldDiff("data_hash", "changed", "h1", "h2")
+    reader = FieldDiff("reader", "changed", reason="option sep ',' -> ';'")
+    step = StepDiff("input", "people", "changed", rows, schema, data, FieldDiff("location", "unchanged"),
+                    reader=reader, where=Where(),
+                    partitions=[{"partition": "day=1", "rows_before": 120, "rows_after": 121},
+                                {"partition": "day=2", "rows_before": None, "rows_after": 5}])
+    assert describe_problem(step) == (
+        "input 'people': row count changed (120 -> 121), schema hash unknown (run A: hash failed: boom), "
+        "data hash changed (h1 -> h2); rows near the end differ; partitions changed: day=1 (120 -> 121 rows), "
+        "day=2 (added, 5 rows); reader settings changed: option sep ',' -> ';'")
+    step.reader = FieldDiff("reader", "unknown", reason="reader settings not recorded in run A")
+    step.where = None
+    step.partitions = []
+    assert describe_problem(step) == (
+        "input 'people': row count changed (120 -> 121), schema hash unknown (run A: hash failed: boom), "
+        "data hash changed (h1 -> h2)")
+
+
+def test_a_ratio_only_of_two_numbers_over_a_positive_one() -> None:
+    def ratio(da: object, db: object) -> object:
+        a, b = RunRecord(run_id="a", duration_sec=da), RunRecord(run_id="b", duration_sec=db)  # type: ignore[arg-type]
+        (duration,) = [f for f in compare_records(a, b).fields if f.name == "duration_sec"]
+        return duration.detail["ratio"]
+
+    assert ratio(3.0, 1.0) == 0.3333  # four decimals
+    assert ratio(0, 5.0) is None and ratio(-2.0, 1.0) is None and ratio(None, 1.0) is None
+    assert ratio(2.0, None) is None and ratio("2", 1.0) is None
+
+
+def test_timings_without_a_step_name_are_matched_by_target() -> None:
+    a = RunRecord(run_id="a", timings=[{"output": "o", "seconds": 1.0}])
+    b = RunRecord(run_id="b", timings=[{"output": "o", "seconds": 2.0}])
+    (timing,) = compare_records(a, b).timings
+    assert (timing.name, timing.verdict, timing.detail["step"]) == ("(o)", "changed", "")
+
+
+def test_hashes_of_other_methods_are_not_comparable_with_the_reason() -> None:
+    from ubunye.lineage.compare import compare_steps
+
+    new = Step("t", "output", row_count=2, schema_hash="s", data_hash=H, hash_method="rows-v1")
+    old = Step("t", "output", row_count=2, schema_hash="s", data_hash=H, hash_method="sha256-of-files")
+    legacy = Step("t", "output", row_count=2, schema_hash="s", data_hash=H)
+    assert compare_steps("output", "t", old, new).data_hash.to_dict() == {
+        "name": "data_hash", "verdict": "not comparable", "a": H, "b": H,
+        "reason": "hashed by different methods: sha256-of-files vs rows-v1",
+        "method_a": "sha256-of-files", "method_b": "rows-v1"}
+    assert compare_steps("output", "t", legacy, new).schema_hash.to_dict() == {
+        "name": "schema_hash", "verdict": "not comparable", "a": "s", "b": "s",
+        "reason": "hashed by different methods: none recorded vs rows-v1", "method_a": None, "method_b": "rows-v1"}
+    assert compare_steps("output", "t", old, old).data_hash.to_dict() == {
+        "name": "data_hash", "verdict": "not comparable", "a": H, "b": H,
+        "reason": "both hashed by a method older than rows-v1 (sha256-of-files); the hash does not prove the rows",
+        "method_a": "sha256-of-files", "method_b": "sha256-of-files"}
+    changed = compare_steps("output", "t", new, Step("t", "output", 2, "s", "sha256:other", "rows-v1"))
+    assert (changed.data_hash.verdict, changed.schema_hash.verdict, changed.verdict) == ("changed", "unchanged",
+                                                                                          "changed")
+
+
+def test_a_value_recorded_on_one_side_or_neither_is_unknown() -> None:
+    from ubunye.lineage.compare import compare_steps
+
+    counted = Step("t", "input", row_count=2, schema_hash="s", data_hash=H, hash_method="rows-v1")
+    uncounted = Step("t", "input", schema_hash="s", data_hash=H, hash_method="rows-v1")
+    rows = compare_steps("input", "t", uncounted, counted, labels=("recorded", "now")).row_count
+    assert (rows.verdict, rows.reason) == ("unknown", "not recorded in recorded")
+    rows = compare_steps("input", "t", counted, uncounted, labels=("recorded", "now")).row_count
+    assert (rows.verdict, rows.reason) == ("unknown", "not recorded in now")
+    rows = compare_steps("input", "t", uncounted, uncounted, labels=("recorded", "now")).row_count
+    assert (rows.verdict, rows.reason) == ("unknown", "recorded in neither recorded nor now")
+
+    def fields(a: RunRecord, b: RunRecord) -> dict[str, tuple[object, ...]]:
+        return {f.name: (f.verdict, f.reason) for f in compare_records(a, b).fields}
+
+    bare, full = RunRecord(run_id="a"), RunRecord(run_id="b", config_hash="c", code_hash="k",
+                                                  environment={"python": "3.11"}, environment_hash="e")
+    assert fields(bare, bare)["config"] == ("unknown", "recorded in neither run A nor run B")
+    assert fields(bare, bare)["environment"] == ("unknown", "recorded in neither run A nor run B")
+    assert fields(bare, full)["code"] == ("unknown", "not recorded in run A")
+    assert fields(full, bare)["config"] == ("unknown", "not recorded in run B")
+    assert fields(bare, full)["environment"] == ("unknown", "not recorded in run A")
+    assert fields(full, full)["environment"] == ("unchanged", None)
+    assert fields(full, full)["config"] == ("unchanged", None)
+    moved = RunRecord(run_id="c", config_hash="c2", code_hash="k", environment={"python": "3.12"}, environment_hash="e")
+    assert fields(full, moved)["config"] == ("changed", None)
+    assert fields(full, moved)["environment"] == ("changed", None)  # a platform fact moved, the hash alike
