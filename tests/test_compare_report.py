@@ -147,13 +147,13 @@ def test_why_a_hash_is_unknown_in_each_run() -> None:
     missing = Step("t", "input", row_count=2, hash_method="rows-v1")
     diff = compare_steps("input", "t", failed, never, labels=("recorded", "now"))
     assert diff.data_hash.reason == "recorded: hash failed: reader gave up; now: not hashed when the run was recorded"
-    assert compare_steps("input", "t", missing, Step("t", "input", 2, data_hash=H, hash_method="rows-v1")
+    assert compare_steps("input", "t", missing, Step("t", "input", row_count=2, data_hash=H, hash_method="rows-v1")
                          ).data_hash.reason == "run A: no data hash recorded"
     assert compare_steps("input", "t", Step("t", "input", row_count=None, hash_method="rows-v1"),
-                         Step("t", "input", 2, data_hash=H, hash_method="rows-v1")).data_hash.reason == (
+                         Step("t", "input", row_count=2, data_hash=H, hash_method="rows-v1")).data_hash.reason == (
         "run A: no data hash recorded")  # a method recorded: it was hashed, the hash is what is missing
     assert compare_steps("input", "t", Step("t", "input", row_count=2),
-                         Step("t", "input", 2, data_hash=H, hash_method="rows-v1")).data_hash.reason == (
+                         Step("t", "input", row_count=2, data_hash=H, hash_method="rows-v1")).data_hash.reason == (
         "run A: no data hash recorded")  # a row count recorded: it was read
 
 
@@ -171,8 +171,9 @@ def test_reader_changes_name_each_option_and_the_schema() -> None:
 def test_reader_settings_recorded_on_one_side_only_are_unknown() -> None:
     from ubunye.lineage.compare import compare_steps
 
-    with_settings = Step("t", "input", 2, "s", H, "rows-v1", options={"sep": ","})
-    plain = Step("t", "input", 2, "s", H, "rows-v1")
+    with_settings = Step("t", "input", row_count=2, schema_hash="s", data_hash=H, hash_method="rows-v1",
+                         options={"sep": ","})
+    plain = Step("t", "input", row_count=2, schema_hash="s", data_hash=H, hash_method="rows-v1")
     reader = compare_steps("input", "t", plain, with_settings, labels=("recorded", "now")).reader
     assert (reader.verdict, reader.reason) == ("unknown", "reader settings not recorded in recorded")
     reader = compare_steps("input", "t", with_settings, plain).reader
@@ -306,7 +307,8 @@ def test_hashes_of_other_methods_are_not_comparable_with_the_reason() -> None:
         "name": "data_hash", "verdict": "not comparable", "a": H, "b": H,
         "reason": "both hashed by a method older than rows-v1 (sha256-of-files); the hash does not prove the rows",
         "method_a": "sha256-of-files", "method_b": "sha256-of-files"}
-    changed = compare_steps("output", "t", new, Step("t", "output", 2, "s", "sha256:other", "rows-v1"))
+    changed = compare_steps("output", "t", new, Step("t", "output", row_count=2, schema_hash="s",
+                                                     data_hash="sha256:other", hash_method="rows-v1"))
     assert (changed.data_hash.verdict, changed.schema_hash.verdict, changed.verdict) == ("changed", "unchanged",
                                                                                           "changed")
 
