@@ -168,3 +168,28 @@ def test_iter_tasks_and_sample_records(tmp_path: Path) -> None:
     assert len(runs) == 3
     assert store.find("shop", "orders", "bad").status == "error"
     assert store.find("shop", "orders", "clean", "0ec7").run_id == "0ec7d5ca-b0df-4d26-aeec-0e57fbefe77c"
+
+
+def test_load_reads_one_record_file_and_names_it_when_it_cannot(tmp_path: Path) -> None:
+    from ubunye.lineage.errors import UnreadableRecord
+    from ubunye.lineage.record import RunRecord
+    from ubunye.lineage.store import RecordStore
+
+    store = RecordStore(tmp_path / "store")
+    good = tmp_path / "good.json"
+    good.write_text(RunRecord(run_id="r-1", status="success").to_json(), encoding="utf-8")
+    assert store.load(good).run_id == "r-1"
+    assert store.load(str(good)).run_id == "r-1"
+    for name, text, reason in (("list.json", "[1, 2]", "expected a JSON object; got list"),
+                               ("typed.json", '{"run_id": "r", "outputs": 5}', None),
+                               ("broken.json", "{not json", None)):
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        with pytest.raises(UnreadableRecord) as caught:
+            store.load(path)
+        assert caught.value.path == path, name
+        assert "\n" not in caught.value.reason and caught.value.reason, name
+        if reason is not None:
+            assert caught.value.reason == reason
+    typed = pytest.raises(UnreadableRecord, store.load, tmp_path / "typed.json").value
+    assert "outputs" in typed.reason

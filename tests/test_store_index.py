@@ -211,3 +211,20 @@ def test_a_first_build_in_worker_processes_gives_the_same_index(root: Path, monk
             index.refresh(*task)
         tables.append([index.db().execute(f"SELECT * FROM {t} ORDER BY 1, 2, 3").fetchall() for t in ("runs", "hashes")])
     assert tables[0] == tables[1] and len(tables[0][0]) == 6 and any(r[8] for r in tables[0][0])
+
+
+def test_twins_are_ordered_by_run_id_through_the_index_too(tmp_path: Path) -> None:
+    """Two runs started at one instant: the index orders them by run id, as the records do,
+    and neither is the other's run before."""
+    task = TASKS[0]
+    write(tmp_path, task, "m-older", 0)
+    write(tmp_path, task, "a-twin", 1)  # written first: the index's insertion order is not the answer
+    write(tmp_path, task, "z-twin", 1)
+    age(tmp_path)
+    store = RecordStore(tmp_path, index=True)
+    z, a = store.find(*task, "z-twin"), store.find(*task, "a-twin")
+    assert [r.run_id for r in store.latest_runs(*task, 3)] == ["z-twin", "a-twin", "m-older"]
+    assert [r.run_id for r in store.latest_runs(*task, 1, before=z)] == ["a-twin"]
+    assert [r.run_id for r in store.latest_runs(*task, 1, before=a)] == ["m-older"]
+    assert [r["run_id"] for r in search_runs(store).to_dict()["runs"]] == ["z-twin", "a-twin", "m-older"]
+    assert store.index is not None and store.index.path.exists()  # answered through the index

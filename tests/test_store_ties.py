@@ -99,3 +99,24 @@ def test_a_damaged_file_within_the_slack_of_a_twin_blocks_the_run_before(tmp_pat
     _damage(damaged, start - CLOCK_SLACK - timedelta(seconds=1))
     with pytest.warns(UnreadableRecordWarning, match="b-damaged.json"):
         assert ids(store.latest_runs(*TASK, 1, before=store.find(*TASK, "z-twin"))) == ["a-twin"]
+
+
+def test_a_damaged_file_blocks_an_answer_short_of_the_runs_asked_for(tmp_path: Path) -> None:
+    """Fewer readable runs than asked for: any damaged file may be one of them, however old."""
+    write(tmp_path, "r-latest", T0 + timedelta(hours=1))
+    _damage(write(tmp_path, "q-damaged", T0), T0 - timedelta(days=30))
+    store = open_store(tmp_path)
+    with pytest.warns(UnreadableRecordWarning, match="q-damaged.json"):
+        assert ids(store.latest_runs(*TASK, 1)) == ["r-latest"]
+    with pytest.raises(LatestUnknown, match="one of the 2 latest runs of shop/orders/clean may be .*q-damaged.json"):
+        store.latest_runs(*TASK, 2)
+
+
+def test_a_damaged_file_blocks_when_the_last_run_asked_for_has_no_start_time(tmp_path: Path) -> None:
+    write(tmp_path, "r-latest", T0 + timedelta(hours=1))
+    record = RunRecord(run_id="n-unstarted", task_path="/".join(TASK), usecase=TASK[0], package=TASK[1],
+                       task_name=TASK[2], status="success")
+    open_store(tmp_path).write(record)
+    _damage(write(tmp_path, "q-damaged", T0), T0 - timedelta(days=30))
+    with pytest.raises(LatestUnknown, match="q-damaged.json"):
+        open_store(tmp_path).latest_runs(*TASK, 2)  # the second is placed nowhere: the damaged one may be newer
