@@ -42,6 +42,9 @@ def test_the_sets_found_are_in_the_table() -> None:
     assert rows["14.3 LTS"].libraries() == {"python": "3.10", "pandas": "1.5.3", "numpy": "1.23.5", "pyarrow": "8.0.0"}
     assert rows["15.4 LTS"].libraries() == {"python": "3.11", "pandas": "1.5.3", "numpy": "1.23.5", "pyarrow": "14.0.1"}
     assert rows["17.3 LTS"].libraries() == {"python": "3.12", "pandas": "2.2.3", "numpy": "2.1.3", "pyarrow": "19.0.1"}
+    # 18 LTS: Python from a third-party source (named as such); its libraries were not found
+    assert rows["18 LTS"].libraries() == {"python": "3.12", "pandas": None, "numpy": None, "pyarrow": None}
+    assert "third-party" in rows["18 LTS"].source
     assert [r.runtime for r in rows.values() if r.complete()] == ["14.3 LTS", "15.4 LTS", "16.4 LTS", "17.3 LTS"]
     for r in rows.values():  # a figure found has its source; a missing one says so
         assert r.complete() or "not found" in r.source, r.runtime
