@@ -5,7 +5,7 @@ import java.io.{ByteArrayInputStream, ByteArrayOutputStream, DataInputStream, Da
 import scala.collection.mutable.ArrayBuffer
 
 import io.ubunye.spark.expressions.{RowsV1Lanes, UnsignedDecimal}
-import io.ubunye.spark.rowsv1.RowsV1Plan
+import io.ubunye.spark.rowsv1.{Kinds, RowsV1Plan}
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
@@ -95,7 +95,8 @@ case class RowsV1Find(names: Expression, child: Expression, mutableAggBufferOffs
   }
 
   override def eval(buffer: RowsV1Find.Buffer): Any = {
-    val found = buffer.found.toArray.sortWith((x, y) => RowsV1Find.compareBytes(x.line, y.line) < 0)
+    // unsigned byte order: for UTF-8, the code point order of the lines
+    val found = buffer.found.toArray.sortWith((x, y) => Kinds.compareUnsigned(x.line, y.line) < 0)
     InternalRow(buffer.rows, UnsignedDecimal.of(buffer.sumA), UnsignedDecimal.of(buffer.sumB),
       new GenericArrayData(found.map(f => InternalRow(f.a, f.b, UTF8String.fromBytes(f.line)): Any)))
   }
@@ -190,18 +191,6 @@ object RowsV1Find {
         }.distinct.sorted
         Right(new Wanted(pairs.map(_._1), pairs.map(_._2)))
     }
-  }
-
-  /** Unsigned byte order: for UTF-8, code point order of the lines. */
-  def compareBytes(x: Array[Byte], y: Array[Byte]): Int = {
-    val n = math.min(x.length, y.length)
-    var i = 0
-    while (i < n) {
-      val c = (x(i) & 0xff) - (y(i) & 0xff)
-      if (c != 0) return c
-      i += 1
-    }
-    x.length - y.length
   }
 
   val FoundType: StructType = StructType(Seq(
