@@ -106,3 +106,32 @@ def test_lying_record_spark_appends_and_partitioned_text_are_hashed_from_their_n
     finally:
         spark.conf.set("spark.sql.session.timeZone", zone)
     assert receipts["pandas"] == receipts["spark"]
+
+
+def test_lying_record_spark_output_path_with_glob_characters_is_listed_literally(spark: Any, tmp_path: Path) -> None:
+    """An output folder named ``o[1]`` beside a folder ``o1``: Spark writes to ``o[1]`` as named,
+    so the files this write created must be listed there, not where ``o[1]`` matches as a glob
+    (``o1``: the record said 0 rows for the 3 it wrote)."""
+    from ubunye.hashing import fingerprint
+
+    (tmp_path / "data").mkdir()
+    rows = pa.table({"id": pa.array([1, 2, 3], pa.int64())})
+    pq.write_table(rows, tmp_path / "data" / "rows.parquet")
+    (tmp_path / "out" / "o1").mkdir(parents=True)
+    (tmp_path / "out" / "o1" / "part-x.csv").write_text("id\n7\n")
+    config = """
+CONFIG:
+  inputs:
+    rows: {format: parquet, path: "{{ data }}/rows.parquet"}
+  outputs:
+    added: {format: csv, path: "{{ out }}/o[1]", mode: append, options: {header: "true"}}
+"""
+    code = CODE.replace('return {"added": rows, "parts": rows, "whole": rows}', 'return {"added": rows}')
+    assert code != CODE
+    task = task_folder(tmp_path / "uc", "glob", config, code, usecase="proof", package="pkg")
+    result = run_task(task, lineage=True, reuse_hashes=False, backend="spark", spark=spark,
+                      variables={"data": str(tmp_path / "data"), "out": str(tmp_path / "out")})
+    record = json.loads(Path(result.record_path).read_text())
+    assert record["status"] == "success", record.get("error")
+    added = next(s for s in record["outputs"] if s["name"] == "added")
+    assert added["row_count"] == 3 and added["data_hash"] == fingerprint(rows).data_hash, added

@@ -128,7 +128,8 @@ def listed_files(spark: Any, location: str) -> frozenset[str]:
     from urllib.parse import unquote
 
     try:
-        files = (spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(location)
+        files = (spark.read.format("binaryFile").option("recursiveFileLookup", "true")
+                 .option(_LITERAL_PATHS, "false").load(location)  # the folder written, not a glob
                  .inputFiles())
     except Exception as exc:  # noqa: BLE001 - nothing there yet is an empty listing; else raise
         if "PATH_NOT_FOUND" in str(exc) or "Path does not exist" in str(exc):
