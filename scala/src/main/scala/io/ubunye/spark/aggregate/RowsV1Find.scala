@@ -73,6 +73,9 @@ case class RowsV1Find(names: Expression, child: Expression, mutableAggBufferOffs
   /** Writes the line of a wanted row (rare: the rows asked for). */
   @transient private lazy val kernel = RowsV1Plan(child.dataType.asInstanceOf[StructType]).newKernel()
 
+  /** The kernel keeps state across rows: each use of the expression gets a fresh copy. */
+  override def stateful: Boolean = true
+
   override def createAggregationBuffer(): RowsV1Find.Buffer = new RowsV1Find.Buffer
 
   override def update(buffer: RowsV1Find.Buffer, input: InternalRow): RowsV1Find.Buffer = {
