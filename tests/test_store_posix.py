@@ -128,3 +128,31 @@ def test_holds_any(tmp_path: Path) -> None:
     (tmp_path / "b" / "r.json").write_text("{}")
     assert blobs.holds_any("b", ".json", "index")
     assert not blobs.holds_any("none", ".json", "index") and not blobs.holds_any("b/r.json", ".json", "index")
+
+
+def test_a_volume_whose_exclusive_create_does_not_refuse_is_never_written(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A mount that lets a second O_CREAT|O_EXCL create succeed (records could be overwritten)
+    is refused before the first record is written, with what to use instead; its probe file is
+    removed."""
+    import ubunye.lineage.store.posix as posix
+
+    real_open = os.open
+    monkeypatch.setattr(posix.os, "open", lambda path, flags, mode=0o777: real_open(path, flags & ~os.O_EXCL, mode))
+    blobs = PosixBlobs(tmp_path, volume=True)
+    with pytest.raises(OSError, match="does not refuse a second exclusive create.*Files API"):
+        blobs.put_new("shop/run-1.json", b"{}")
+    assert not (tmp_path / "shop" / "run-1.json").exists()
+    assert list((tmp_path / "shop").iterdir()) == []  # the probe is gone
+
+
+def test_a_volume_checks_its_exclusive_create_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import ubunye.lineage.store.posix as posix
+
+    calls = []
+    real_check = posix._check_exclusive
+    monkeypatch.setattr(posix, "_check_exclusive", lambda folder: (calls.append(folder), real_check(folder)))
+    blobs = PosixBlobs(tmp_path, volume=True)
+    blobs.put_new("shop/run-1.json", b"{}")
+    blobs.put_new("shop/run-2.json", b"{}")
+    assert len(calls) == 1 and sorted(p.name for p in (tmp_path / "shop").iterdir()) == ["run-1.json", "run-2.json"]

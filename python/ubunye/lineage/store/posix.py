@@ -6,7 +6,9 @@
 Where ``link`` is not supported (FUSE mounts such as ``/Volumes``: "Function not
 implemented"), and always in volume mode, the file is created with ``O_CREAT|O_EXCL``
 (exclusive, but a reader may see it while it is being written: the record store
-treats such a file as damaged and never passes over it).
+treats such a file as damaged and never passes over it). Before its first such create a store
+checks that the mount honours it (a second exclusive create of one probe file must fail with
+``EEXIST``); a mount that lets both succeed is refused, never written to.
 """
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ class PosixBlobs:
     def __init__(self, root: Path, *, volume: bool = False) -> None:
         self.root = Path(root)
         self.volume = volume
+        self._exclusive_checked = False
 
     def __repr__(self) -> str:
         return f"PosixBlobs({str(self.root)!r}{', volume=True' if self.volume else ''})"
@@ -40,6 +43,9 @@ class PosixBlobs:
         path = self.locate(key)
         path.parent.mkdir(parents=True, exist_ok=True)
         if self.volume or not self._put_linked(path, data):
+            if not self._exclusive_checked:
+                _check_exclusive(path.parent)
+                self._exclusive_checked = True
             _put_exclusive(path, data)
         _sync_folder(path.parent)
 
@@ -107,6 +113,28 @@ class PosixBlobs:
         except (FileNotFoundError, NotADirectoryError):
             return False
         return False
+
+
+def _check_exclusive(folder: Path) -> None:
+    """Refuse a mount where ``O_CREAT|O_EXCL`` does not refuse a file that exists (records there
+    could be overwritten): create a probe file twice; the second create must fail with EEXIST."""
+    probe = folder / f".ubunye-exclusive-{os.getpid()}-{os.urandom(6).hex()}{TEMP_SUFFIX}"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+    os.close(os.open(probe, flags, 0o644))
+    try:
+        try:
+            fd = os.open(probe, flags, 0o644)
+        except FileExistsError:
+            return
+        os.close(fd)
+        raise OSError(errno.ENOTSUP, "this mount does not refuse a second exclusive create (O_EXCL), so a record "
+                      "could be overwritten: keep records on the volume through the Files API "
+                      "(DATABRICKS_HOST) or on its cloud URL", str(folder))
+    finally:
+        try:
+            os.unlink(probe)
+        except OSError:
+            pass
 
 
 def _put_exclusive(path: Path, data: bytes) -> None:
