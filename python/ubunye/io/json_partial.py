@@ -14,10 +14,11 @@ Where a record stops therefore depends on Jackson's tokenizer
 its value's first token: a number or literal is parsed then, a string is
 left unread, a container only opened), how much of an invalid token each
 error consumes, and the parsing context an error leaves; :func:`partial_row`
-runs Spark's root loop over it. Where the port does not model a path (an
-error inside a string, a name or a non-ASCII token; an error a nested
-struct's own ``try`` would catch), :func:`partial_row` answers ``None`` and
-the record stays all-null, as before.
+runs Spark's converters over it (``convertObject``, ``convertArray``, the
+scalar converters; partial results on, as Spark has them by default since
+3.4). Where the port does not model a path (a multi-byte character read
+byte by byte in an error),
+:func:`partial_row` answers ``None`` and the record stays all-null, as before.
 """
 from __future__ import annotations
 
@@ -30,6 +31,8 @@ FIELD, START_OBJ, END_OBJ, START_ARR, END_ARR, STRING, NUMBER, TRUE, FALSE, NULL
     "FIELD_NAME", "START_OBJECT", "END_OBJECT", "START_ARRAY", "END_ARRAY", "VALUE_STRING", "VALUE_NUMBER",
     "VALUE_TRUE", "VALUE_FALSE", "VALUE_NULL")
 _DIGITS = "0123456789"
+_HEX = set("0123456789abcdefABCDEF")
+_ESCAPES = set('"\\/bfnrt')
 _IDENT_START = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_$")
 # Java's isJavaIdentifierPart over ASCII: letters, digits, _ and $, and the "ignorable" controls
 _IDENT_PART = _IDENT_START | set(_DIGITS) | {chr(c) for c in (*range(0, 9), *range(0x0E, 0x1C), 0x7F)}
@@ -236,12 +239,25 @@ class Tokens:
         raise JacksonError("unexpected character")
 
     def _string(self, at: int) -> str:
-        """A whole quoted string from ``at``; an error inside one is not modelled."""
-        try:
-            _value, self.p = self.strings.string(at)
-        except JsonSyntax as exc:
-            raise Unmodelled("an error inside a string") from exc
-        return STRING
+        """A whole quoted string from ``at`` (``_finishString`` / ``_skipString``): an error
+        stops after the character that raised it (a control character, a bad escape or hex
+        digit), or at the end of the text."""
+        quote, self.p = self.s[at], at + 1
+        while True:
+            c = self._need()
+            if c == quote:
+                return STRING
+            if c == "\\":
+                e = self._need()
+                if e == "u":
+                    for _ in range(4):
+                        if _ascii(self._need()) not in _HEX:
+                            raise JacksonError("bad hex digit in a \\u escape")
+                elif e not in _ESCAPES and not (e == "'" and self.g.single_quotes):
+                    _ascii(e)
+                    raise JacksonError("unrecognized character escape")
+            elif c < " ":
+                raise JacksonError("illegal unquoted character in a string")
 
     def _value(self, c: str) -> str:
         """The first token of a value whose first character ``c`` was consumed."""
@@ -264,11 +280,12 @@ class Tokens:
 
     def _name(self, c: str) -> str:
         if c == '"' or (c == "'" and self.g.single_quotes):
+            at = self.p - 1
+            self._string(at)
             try:
-                name, self.p = self.strings.string(self.p - 1)
+                return self.strings.string(at)[0]
             except JsonSyntax as exc:
-                raise Unmodelled("an error inside a field name") from exc
-            return name
+                raise Unmodelled("a name Jackson reads but the parser refuses") from exc
         if not self.g.unquoted_names:
             raise JacksonError("was expecting double-quote to start field name")
         if c >= "\x80":
@@ -360,82 +377,108 @@ class Tokens:
             self._string(self.start)
 
 
-def _accepts(t: Any, token: str) -> bool:
-    tag = t[0] if isinstance(t, tuple) else t
-    return tag == "string" or (tag == "struct" and token == START_OBJ) or (tag == "array" and token == START_ARR)
+class Conversion(Exception):
+    """A value Spark's converter refuses (not a syntax error)."""
 
 
-def _field(tokens: Tokens, t: Any, grammar: Grammar, errors: list) -> Any:
-    """One top-level field's converter: its value, or JacksonError where Spark's would raise."""
+class Partial(Exception):
+    """Spark's ``PartialValueException``: a struct or array with a bad part, and its good parts."""
+
+    def __init__(self, value: Any) -> None:
+        super().__init__("partial")
+        self.value = value
+
+
+def _tag(t: Any) -> str:
+    return t[0] if isinstance(t, tuple) else t
+
+
+def _value(tokens: Tokens, t: Any, grammar: Grammar) -> Any:
+    """Spark's ``parseJsonToken`` and the converter of type ``t``, at the current token."""
     if tokens.cur == FIELD:
         tokens.next_token()
-    token = tokens.cur
+    token, tag = tokens.cur, _tag(t)
     if token is None or token == NULL:
         return None
+    if token in (END_OBJ, END_ARR):
+        if tag != "string":
+            raise Conversion("an end marker read as a value")
+        return "]" if token == END_ARR else "}"  # the marker's own bytes, as Spark 4 copies them
     start = tokens.start
     if token in (START_OBJ, START_ARR):
-        if not _accepts(t, token):
-            errors.append("a container where the schema has a scalar")
-            raise JacksonError("conversion")
-        level = len(tokens.ctx)
-        try:
-            tokens.skip_children()
-        except JacksonError:
-            tag = t[0] if isinstance(t, tuple) else t
-            # a nested struct catches errors raised inside its own fields' values: not modelled
-            if tag != "string" and any(c[0] == "object" for c in tokens.ctx[level - 1:-1]):
-                raise Unmodelled("an error a nested struct would catch") from None
-            raise
-    elif token == STRING:
+        if tag == "struct" and token == START_OBJ:
+            return _object(tokens, t[1], grammar)
+        if tag == "array" and token == START_ARR:
+            return _array(tokens, t[1], grammar)
+        if tag != "string":
+            raise Conversion("a container where the schema has another type")
+        tokens.skip_children()
+        return tokens.s[start:tokens.p]  # Spark 4's exact string parsing: the value's bytes
+    if tag in ("struct", "array"):
+        raise Conversion("a scalar where the schema has a container")
+    if token == STRING:
         tokens.finish_string()
-    elif token in (END_OBJ, END_ARR):
-        if (t[0] if isinstance(t, tuple) else t) == "string":
-            raise Unmodelled("an end marker read into a string column")
-        errors.append("an end marker read as a value")
-        raise JacksonError("conversion")
     try:
         value = parse_root(tokens.s[start:tokens.p], grammar)
     except JsonSyntax as exc:
         raise Unmodelled("a token Jackson reads but the parser refuses") from exc
-    inner: list = []
-    out = convert(value, t, inner)
-    if inner:
-        if token in (START_OBJ, START_ARR):
-            raise Unmodelled("a conversion error inside a container of a malformed record")
-        errors.extend(inner)
+    errors: list = []
+    out = convert(value, t, errors)
+    if errors:
+        raise Conversion(errors[0])
     return out
+
+
+def _object(tokens: Tokens, fields: tuple, grammar: Grammar) -> dict:
+    """Spark's ``convertObject`` (partial results on, Spark's default since 3.4): each field
+    converts inside a ``try``; the loop's own ``nextToken`` is outside it."""
+    types = dict(fields)
+    row: dict = dict.fromkeys(types)
+    bad = False
+    while (t := tokens.next_token()) is not None and t != END_OBJ:
+        name = tokens.current_name()
+        if name not in types:
+            tokens.skip_children()
+            continue
+        try:
+            row[name] = _value(tokens, types[name], grammar)
+        except Partial as part:
+            row[name], bad = part.value, True
+        except (JacksonError, Conversion):
+            bad = True
+            tokens.skip_children()
+    if bad:
+        raise Partial(row)
+    return row
+
+
+def _array(tokens: Tokens, element: Any, grammar: Grammar) -> list:
+    """Spark's ``convertArray``: only a partial element is caught; any other error escapes."""
+    values: list = []
+    bad = False
+    while (t := tokens.next_token()) is not None and t != END_ARR:
+        try:
+            values.append(_value(tokens, element, grammar))
+        except Partial as part:
+            values.append(part.value)
+            bad = True
+    if bad:
+        raise Partial(values)
+    return values
 
 
 def partial_row(text: str, fields: tuple, grammar: Grammar) -> Optional[dict]:
     """The row Spark keeps of a record that does not parse (all fields null where Spark nulls
     them), or None where the port cannot tell."""
     tokens = Tokens(text, grammar)
-    types = dict(fields)
-    row: dict = dict.fromkeys(types)
     try:
         if tokens.next_token() != START_OBJ:
             return None
-        caught = False
-        while (t := tokens.next_token()) is not None and t != END_OBJ:
-            name = tokens.current_name()
-            if name not in types:
-                tokens.skip_children()
-                continue
-            errors: list = []
-            try:
-                value = _field(tokens, types[name], grammar, errors)
-            except JacksonError:
-                caught = True
-                tokens.skip_children()
-                continue
-            if errors:
-                caught = True
-            else:
-                row[name] = value
-        if not caught:
-            return None  # Jackson read it all: a disagreement with the parser, not modelled
-    except JacksonError:
-        return dict.fromkeys(types)
+        _object(tokens, fields, grammar)
+        return None  # Jackson read it all: a disagreement with the parser, not modelled
+    except Partial as part:
+        return part.value
+    except (JacksonError, Conversion):
+        return dict.fromkeys(n for n, _ in fields)
     except (Unmodelled, RecursionError):
         return None
-    return row
