@@ -22,6 +22,7 @@ byte by byte in an error),
 """
 from __future__ import annotations
 
+import unicodedata
 from typing import Any, Optional
 
 from ubunye.io.json_convert import convert
@@ -36,6 +37,7 @@ _ESCAPES = set('"\\/bfnrt')
 _IDENT_START = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_$")
 # Java's isJavaIdentifierPart over ASCII: letters, digits, _ and $, and the "ignorable" controls
 _IDENT_PART = _IDENT_START | set(_DIGITS) | {chr(c) for c in (*range(0, 9), *range(0x0E, 0x1C), 0x7F)}
+_IDENT_CATEGORIES = {"Lu", "Ll", "Lt", "Lm", "Lo", "Nl", "Nd", "Mn", "Mc", "Pc", "Sc", "Cf"}
 _NAME_CHARS = _IDENT_START | set(_DIGITS) | set("@#*-+\x7f")  # Jackson's unquoted-name table (ASCII)
 
 
@@ -47,15 +49,11 @@ class Unmodelled(Exception):
     """A path the port does not follow exactly: the caller keeps the record all-null."""
 
 
-def _ascii(c: str) -> str:
-    """Jackson reads these one byte at a time: a multi-byte character is not modelled."""
-    if c >= "\x80":
-        raise Unmodelled("a non-ASCII character read byte by byte")
-    return c
-
-
 def _ident_part(c: str) -> bool:
-    return _ascii(c) in _IDENT_PART
+    """Java's ``Character.isJavaIdentifierPart`` (Jackson decodes the whole character here)."""
+    if c < "\x80":
+        return c in _IDENT_PART
+    return unicodedata.category(c) in _IDENT_CATEGORIES
 
 
 class Tokens:
@@ -69,8 +67,17 @@ class Tokens:
         self.incomplete = False  # a double-quoted string not read yet
         self.start = 0  # where the current (or pending) value token starts
         self.strings = _Parser(text, grammar)
+        self.lost = False  # an error left the input at a place the port does not know
 
     # -- characters --------------------------------------------------------------------
+    def _ascii(self, c: str) -> str:
+        """Jackson reads these one byte at a time, and every such place raises on a byte past
+        ASCII: the error is certain, where it leaves the input is not (``lost``)."""
+        if c >= "\x80":
+            self.lost = True
+            raise JacksonError("a multi-byte character read byte by byte")
+        return c
+
     def _get(self) -> Optional[str]:
         if self.p >= self.n:
             return None
@@ -113,7 +120,7 @@ class Tokens:
                 raise JacksonError("unexpected end-of-input in a comment")
             self.p = end + 2
         else:
-            _ascii(c)
+            self._ascii(c)
             raise JacksonError("was expecting '*' or '/' for a comment")
 
     def _invalid_token(self, matched: str) -> None:
@@ -134,7 +141,7 @@ class Tokens:
             i += 1
         if self.p < self.n:
             c = self.s[self.p]
-            if c >= "0" and c not in "]}" and _ident_part(c):
+            if c >= "0" and c not in "]}" and self._ascii(c) in _IDENT_PART:
                 self._invalid_token(word)
 
     # -- values ------------------------------------------------------------------------
@@ -199,7 +206,7 @@ class Tokens:
         return NUMBER
 
     def _signed(self, negative: bool) -> str:
-        c = _ascii(self._need())
+        c = self._ascii(self._need())
         if c <= "0":
             if c != "0":
                 if c == ".":
@@ -211,8 +218,8 @@ class Tokens:
 
     def _bad_number_start(self, c: str, negative: bool) -> str:
         """``_handleInvalidNumberStart`` (with a sign): ``-INF``, ``+Infinity``, ... or an error."""
-        if _ascii(c) == "I":
-            c = _ascii(self._need())
+        if self._ascii(c) == "I":
+            c = self._ascii(self._need())
             word = {"N": "INF", "n": "Infinity"}.get(c)
             if word is not None:
                 self._match(("-" if negative else "+") + word, 3)
@@ -232,9 +239,11 @@ class Tokens:
             raise JacksonError("non-standard token")
         if c == "+":
             return self._bad_number_start(self._need(), False)
-        if c >= "\x80":
-            raise Unmodelled("a non-ASCII character where a value starts")
-        if c in _IDENT_START:
+        if c >= "\x80" and len(c.encode("utf-8")) == 2 and c.encode("utf-8")[0] != 0xD7:
+            # Jackson takes the first byte as a Latin-1 letter and reads an "invalid token": the next
+            # byte, a continuation byte, fails as a UTF-8 start byte, just past the character
+            raise JacksonError("invalid UTF-8 start byte")
+        if self._ascii(c) in _IDENT_START:
             self._invalid_token(c)
         raise JacksonError("unexpected character")
 
@@ -251,10 +260,10 @@ class Tokens:
                 e = self._need()
                 if e == "u":
                     for _ in range(4):
-                        if _ascii(self._need()) not in _HEX:
+                        if self._ascii(self._need()) not in _HEX:
                             raise JacksonError("bad hex digit in a \\u escape")
                 elif e not in _ESCAPES and not (e == "'" and self.g.single_quotes):
-                    _ascii(e)
+                    self._ascii(e)
                     raise JacksonError("unrecognized character escape")
             elif c < " ":
                 raise JacksonError("illegal unquoted character in a string")
@@ -321,6 +330,8 @@ class Tokens:
                 self.ctx.append(["array" if t == START_ARR else "object", -1, None])
             self.cur = t
             return t
+        if self.lost:
+            raise Unmodelled("reading on after an error that left the input at an unknown place")
         if self.incomplete:
             self.incomplete = False
             self._string(self.start)
@@ -336,7 +347,7 @@ class Tokens:
         top[1] += 1
         if top[0] != "root" and top[1] > 0:  # expectComma
             if c != ",":
-                _ascii(c)  # type: ignore[arg-type]
+                self._ascii(c)  # type: ignore[arg-type]
                 raise JacksonError("was expecting comma")
             c = self._ws(False)
         if top[0] != "object":
