@@ -71,6 +71,38 @@ CASES: dict[str, tuple[Data, dict[str, str], Optional[str]]] = {
     # found by the fuzz (integration/test_parity_fuzz.py): Jackson takes INF after a sign, not alone
     "fuzz-non-numeric-signed-INF": ('{"a": +INF}\n{"a": -INF}\n{"b": INF}\n{"b": -INF}\n', {}, None),
     "fuzz-non-numeric-signed-INF-off": ('{"a": +INF}\n{"a": 1}\n', {"allowNonNumericNumbers": "false"}, None),
+    # found by the fuzz at 10,000 (json:0:4249, json:0:6015): a syntax error inside a top-level field's
+    # value is caught by Spark's root loop, which keeps the fields converted before it
+    "fuzz-partial-nested-bad-literal": ('{"c4249_b":01.5,"c4249_a":{"r":-9223372036854775809,"p":True}}\n'
+                                        '{"c4249_b" :1.0,"c4249_a"/**/:1111111111111111111111111111111111111111/**/}\n'
+                                        '{/* c */"c4249_c"\t:  [],/* c */"c4249_b"/* c */:false,c4249_a/* c */:"\u00e9"  }\n'
+                                        '{/**/"c4249_a":[-INF]}\n',
+                                        {"allowComments": "true", "allowNumericLeadingZeros": "true",
+                                         "allowNonNumericNumbers": "false", "allowSingleQuotes": "false",
+                                         "allowUnquotedFieldNames": "true"}, None),
+    "fuzz-partial-nested-bad-number-unbalanced": (
+        '{/* c */"c6015_c":{"r":00},"c6015_a":00,"c6015_b":{"r":true,"p":+-1}/**/\n'
+        '{"c6015_b":\'y\',c6015_c: /* , */ true}\n{/* c */"c6015_a"/**/:  -1}\n',
+        {"allowComments": "true", "allowNumericLeadingZeros": "true", "allowNonNumericNumbers": "true",
+         "allowSingleQuotes": "true", "allowUnquotedFieldNames": "true"}, None),
+    # the root loop after an error: inside an array it reads on (the array's end marker comes back as the
+    # field's value: "]" in a string column); inside an object the next token is none and the row ends;
+    # an error in the loop's own token (a top-level value) nulls the row
+    "partial-array-error-reads-on": ('{"a":"s","c":[1,True ,2],"b":3}\n{"a":"t","c":[1],"b":4}\n', {}, None),
+    "partial-array-error-wants-comma": ('{"a":"s","c":[1,True,2],"b":3}\n{"a":"t","c":[1],"b":4}\n', {}, None),
+    "partial-array-error-string-column": ('{"a":[[1x]],"b":3}\n{"a":"t","b":4}\n', {}, None),
+    "partial-object-error-ends-row": ('{"a":"s","d":{"p":1,"q":tru},"b":3}\n{"a":"t","d":{"p":1,"q":true},"b":4}\n',
+                                      {}, None),
+    "partial-top-level-error-nulls-row": ('{"a":"s","b":tru,"c":[1]}\n{"a":"t","b":true,"c":[1]}\n', {}, None),
+    "partial-nested-struct-keeps-its-part": ('{"d":{"p":1,"q":[1,}]},"b":2}\n{"d":{"p":1,"q":[1]},"b":3}\n',
+                                             {}, "d struct<p:bigint,q:array<bigint>>, b bigint, _corrupt_record string"),
+    "partial-string-error-reads-on": ('{"a":["x\\q,1],"b":2}\n{"a":["x"],"b":3}\n', {}, None),
+    "partial-string-error-wants-comma": ('{"b":2,"a":["x\\qy",1]}\n{"a":["x"],"b":3}\n', {}, None),
+    "partial-explicit-schema-mismatch-then-error": ('{"c":[[+1]],"a":[true],"b":null}\n',
+                                                    {}, "a string, b bigint, c array<bigint>, _corrupt_record string"),
+    # a name twice in a record: Spark updates the row only when a value converts (the earlier one stays)
+    "duplicate-name-later-value-bad": ('{"b":1,"b":"x","c":{"p":2,"p":"y"}}\n', {},
+                                       "b bigint, c struct<p:bigint>, _corrupt_record string"),
     "infer-single-quotes-default": ("{'a': 1}\n{\"a\": 'x\\'y'}\n", {}, None),
     "infer-every-record-malformed": ("null\nbad\n", {}, None),
     # options
@@ -191,6 +223,9 @@ SPARK35_DIFFERS = {
     "opt-encoding-not-a-spark4-charset": "3.5 reads any Java charset (windows-1252); 4.x only its seven",
     "opt-encoding-alias-refused": "3.5 takes Java's aliases of charsets (UTF8); 4.x only the names",
     "infer-struct-and-scalar": "3.5 re-prints non-string values read into a string column (compact: {\"x\":1})",
+    "fuzz-partial-nested-bad-literal": "3.5 re-prints non-string values read into a string column (01.5 -> 1.5)",
+    "partial-array-error-string-column": "3.5 copies the array's end marker into a string column through a JSON "
+                                         "generator, which fails (null); 4.x takes the marker's bytes (\"]\")",
     "infer-emoji-nested-to-string": "3.5 re-prints nested text: a character past U+FFFF as \\uD83D\\uDE00",
     "schema-date-timestamp": _UPGRADE,
     "opt-dateFormat": _UPGRADE,

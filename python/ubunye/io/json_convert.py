@@ -183,12 +183,17 @@ def _convert(v: Any, t: SparkType, errors: list) -> Any:
 
 
 def convert_fields(obj: JObj, fields: tuple, errors: list) -> dict:
-    """A JSON object as a struct of ``fields`` (names matched exactly; the last duplicate wins)."""
+    """A JSON object as a struct of ``fields`` (names matched exactly). A name given twice
+    takes the later value, unless that one fails to convert: Spark updates the row only when
+    a value converts (or converts in part, a struct with a bad field)."""
     types = dict(fields)
     out = {name: None for name, _ in fields}
     for key, value in obj:
         if key in types:
-            out[key] = convert(value, types[key], errors)
+            before = len(errors)
+            got = convert(value, types[key], errors)
+            if got is not None or len(errors) == before:
+                out[key] = got
     return out
 
 

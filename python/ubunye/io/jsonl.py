@@ -25,6 +25,7 @@ from ubunye.io.json_infer import (InferenceRefused, canonical, duplicate_name, i
                                   to_arrow_type, with_field)
 from ubunye.io.json_options import JsonOptions, records
 from ubunye.io.json_parse import EMPTY, JArr, JObj, JsonSyntax, parse_root
+from ubunye.io.json_partial import partial_row
 from ubunye.io.names import DuplicateColumns, message
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -49,6 +50,7 @@ def _parse(text: Optional[str], opts: JsonOptions) -> Any:
     try:
         return parse_root(text, opts.grammar)
     except JsonSyntax as exc:
+        exc.text = text  # type: ignore[attr-defined]  # for partial_row
         return exc
     except RecursionError:
         return JsonSyntax("nested too deeply")
@@ -109,7 +111,11 @@ def _rows(value: Any, fields: tuple, opts: JsonOptions) -> tuple[list[dict], lis
     """A record's rows and its errors (a non-empty list means the record is malformed)."""
     errors: list = []
     if isinstance(value, JsonSyntax):
-        return [dict.fromkeys(n for n, _ in fields)], [str(value)]
+        # Spark keeps the top-level fields its root loop converted before the error; Jackson
+        # reads text as bytes (UTF8StreamJsonParser) only when no encoding is given
+        text = getattr(value, "text", None)
+        kept = partial_row(text, fields, opts.grammar) if text is not None and opts.encoding is None else None
+        return [kept if kept is not None else dict.fromkeys(n for n, _ in fields)], [str(value)]
     if isinstance(value, JObj):
         return [convert_fields(value, fields, errors)], errors
     if isinstance(value, JArr):
