@@ -224,3 +224,53 @@ def test_difference_needs_two_sketches_of_one_geometry() -> None:
     assert difference(Sketch(16, 2).to_record(), one) is None
     assert difference(Sketch(8, 4).to_record(), one) is None  # the same cells, another k
     assert difference(Sketch(8, 2).to_record(), one).added == [(1, 2)]
+
+
+def test_rows_added_to_a_sketch_holding_rows_add_to_them() -> None:
+    rows = _lanes(7, 9)
+    a = np.array([r[0] for r in rows[3:]], dtype=np.uint64)
+    b = np.array([r[1] for r in rows[3:]], dtype=np.uint64)
+    assert sketch_of_lanes(rows[:3], 64, 2).add_lanes(a, b) == sketch_of_lanes(rows, 64, 2)
+    assert sketch_of_lanes(rows[:3], 96, 3).add_lanes(a, b) == sketch_of_lanes(rows, 96, 3)
+
+
+def test_a_failed_decode_says_complete_false() -> None:
+    a, b = _lanes(1, 10)[0]
+    got = (Sketch(64, 2).add_row(a, b, copies=2) - Sketch(64, 2)).decode()
+    assert got.complete is False  # (written as JSON: false, never null)
+
+
+def test_peeling_goes_on_through_the_cells_each_peel_makes_pure() -> None:
+    """A difference no first pass can name whole: rows whose every cell is shared become pure only
+    once another row is peeled out of them."""
+    cells, k = 64, 2
+    width = cells // k
+    rows = _lanes(400, 11)
+    first = {}
+    for a, b in rows:  # rows by their cells: find a chain (row 2 shares both cells with others)
+        first.setdefault(cell_index(a, 0, width), []).append((a, b))
+    chosen: list[tuple[int, int]] = []
+    for group in first.values():
+        if len(group) >= 2 and len(chosen) < 24:
+            chosen.extend(group[:2])
+    got = (sketch_of_lanes(chosen, cells, k) - Sketch(cells, k)).decode()
+    initially_pure = {i for i in range(cells) if sum(1 for a, _ in chosen
+                                                      for j in range(k) if cell_index(a, j, width) == i) == 1}
+    never_pure_at_first = [r for r in chosen if not any(cell_index(r[0], j, width) in initially_pure
+                                                        for j in range(k))]
+    assert never_pure_at_first  # the case needs the chain
+    assert got.complete and sorted(got.added) == sorted(chosen) and got.removed == []
+
+
+def test_a_false_pure_cell_that_would_loop_for_ever_stops_at_eight_peels_a_cell() -> None:
+    """A row's +1 in one of its cells and nothing in the other: peeling it leaves -1 in the other,
+    which peels back: the bound (8 x cells peels, spec 4) ends it, and the decode fails honestly."""
+    cells, k = 8, 2
+    width = cells // k
+    a, b = _lanes(1, 12)[0]
+    grid = [[0, 0, 0, 0] for _ in range(cells)]
+    grid[cell_index(a, 0, width)] = [1, a, b, check_value(a, b)]
+    got = decode_cells(grid, cells, k)
+    assert got.complete is False and not got.saturated
+    assert len(got.added) + len(got.removed) == 8 * cells
+    assert len(got.added) == len(got.removed) == 4 * cells
