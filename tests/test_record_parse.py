@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from dataclasses import fields
 from datetime import date, datetime, timedelta, timezone
 from pathlib import PurePosixPath
 from typing import Any
@@ -251,3 +252,24 @@ def test_an_unknown_kind_of_check_is_a_programming_error() -> None:
         _check("x", 1, "a colour")
     assert caught.value.args == ("a colour",)
     assert _check("x", None, "a colour") is None
+
+
+def test_loading_works_with_the_field_name_cache_empty(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The field names of each record class are looked up once per process (``_NAMES``): a fresh
+    process (the cache empty) loads the same records as a warm one."""
+    from ubunye.lineage import record as record_module
+
+    monkeypatch.setattr(record_module, "_NAMES", {})
+    record = RunRecord.from_dict({"run_id": "r1", "unknown": 1, "outputs": [{"name": "b", "other": 2}]})
+    assert record == RunRecord(run_id="r1", record_version=1, status="unknown",
+                               outputs=[Step(name="b", direction="output")])
+    assert set(record_module._NAMES) == {RunRecord, Step}
+    assert record_module._NAMES[Step] == frozenset(f.name for f in fields(Step))
+
+
+def test_to_dict_writes_outputs_as_steps_write_themselves() -> None:
+    out = Step(name="b", direction="output", row_count=2)
+    record = RunRecord(run_id="r1", inputs=[Step(name="a", direction="input")], outputs=[out])
+    written = record.to_dict()
+    assert written["outputs"] == [out.to_dict()] and "sketch" not in written["outputs"][0]
+    assert set(written) == {f.name for f in fields(RunRecord)} - {"pipeline"}
