@@ -274,3 +274,11 @@ def test_a_false_pure_cell_that_would_loop_for_ever_stops_at_eight_peels_a_cell(
     assert got.complete is False and not got.saturated
     assert len(got.added) + len(got.removed) == 8 * cells
     assert len(got.added) == len(got.removed) == 4 * cells
+
+
+def test_data_with_a_character_outside_base64_is_refused_not_skipped() -> None:
+    good = _record()["data"]
+    for data in ("!" + good, good[:100] + "\n" + good[100:], good[:-4] + "*" + good[-4:]):
+        with pytest.raises(ValueError) as caught:
+            parse_record(_record(data=data))
+        assert str(caught.value).startswith("sketch data is not base64: ")
