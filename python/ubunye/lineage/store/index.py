@@ -58,7 +58,7 @@ from ubunye.lineage.store.blobs import BlobError, BlobInfo
 if TYPE_CHECKING:
     from ubunye.lineage.store.records import RecordStore
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4  # 4: start times with four-digit years (an index of 3 may hold year 999 as "999")
 INDEX_DIR = ".index"
 SUFFIX = ".json"
 ORDER = "_order"  # the markers' folder under a task (object stores)
