@@ -259,3 +259,13 @@ def test_at_least_counts_without_counting_all(tmp_path: Path) -> None:
 def test_counts_beyond_64_bits_are_kept_as_text() -> None:
     assert _fits(2**63) == str(2**63) and _fits(-2**63 - 1) == str(-2**63 - 1)
     assert _fits(2**63 - 1) == 2**63 - 1 and _fits(-2**63) == -2**63 and _fits(1.5) == 1.5 and _fits(None) is None
+
+
+def test_marker_times_are_utc_whatever_the_local_zone(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TZ", "Africa/Johannesburg")
+    time.tzset()
+    try:
+        assert marker_key(KEY, "r1", True, at=0) == f"{KEY}/_order/19700101T000000.000000Z_final_r1"
+    finally:
+        monkeypatch.undo()
+        time.tzset()
