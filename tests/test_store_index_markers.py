@@ -269,3 +269,134 @@ def test_marker_times_are_utc_whatever_the_local_zone(monkeypatch: pytest.Monkey
     finally:
         monkeypatch.undo()
         time.tzset()
+
+
+def _small_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, runs: int = 2) -> RecordStore:
+    monkeypatch.setattr(index_module, "INDEX_FROM", 3)
+    store = RecordStore(tmp_path, index=True)
+    for i in range(runs):
+        store.write(_record(f"r{i}", i))
+    return store
+
+
+@pytest.mark.parametrize("ask", ["newest", "by_prefix", "summaries"])
+def test_a_small_store_gets_no_database_from_a_one_task_question(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   ask: str) -> None:
+    store = _small_store(tmp_path, monkeypatch)
+    index = RecordIndex(store)
+    with pytest.raises(Stale):
+        {"newest": lambda: index.newest(*TASK, 1), "by_prefix": lambda: index.by_prefix(*TASK, "r"),
+         "summaries": lambda: index.summaries([TASK])}[ask]()
+    assert not index.path.exists()
+
+
+def test_several_small_tasks_together_are_answered_by_the_index(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    store = _small_store(tmp_path, monkeypatch)
+    other = ("shop", "orders", "load")
+    for i in range(2):
+        record = _record(f"l{i}", i + 0.5)
+        record.task_name, record.task_path = other[2], "/".join(other)
+        store.write(record)
+    rows, damaged = RecordIndex(store).summaries([TASK, other])
+    assert [r["run_id"] for r, _ in rows] == ["l1", "r1", "l0", "r0"] and damaged == []
+
+
+def test_an_exact_run_id_wins_over_longer_ones_it_prefixes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(index_module, "INDEX_FROM", 1)
+    store = RecordStore(tmp_path, index=True)
+    for run_id in ("r1", "r10", "r11"):
+        store.write(_record(run_id, 1))
+    index = RecordIndex(store)
+    assert index.by_prefix(*TASK, "r1") == [("r1", f"{KEY}/r1.json")]
+    assert index.by_prefix(*TASK, "r") == [("r1", f"{KEY}/r1.json"), ("r10", f"{KEY}/r10.json")]
+
+
+def test_opening_the_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    missing = RecordIndex(RecordStore(tmp_path / "none"))
+    with pytest.raises(FileNotFoundError) as caught:
+        missing.db()
+    assert caught.value.args == (str(tmp_path / "none"),) and not (tmp_path / "none").exists()
+
+    store = RecordStore(tmp_path)
+    index = RecordIndex(store)
+    index.path.parent.mkdir(parents=True)
+    for suffix, junk in (("", b"not a database" * 100), ("-wal", b"stale wal" * 100), ("-shm", b"stale shm" * 100)):
+        Path(f"{index.path}{suffix}").write_bytes(junk)
+    db = index.db()
+    assert dict(db.execute("SELECT key, value FROM meta").fetchall()) == {"version": str(index_module.SCHEMA_VERSION),
+                                                                          "store": str(tmp_path)}
+    for suffix in ("-wal", "-shm"):  # the damaged database's companions went with it
+        there = Path(f"{index.path}{suffix}")
+        assert not there.exists() or b"stale" not in there.read_bytes()
+    db.close()
+
+    alone = RecordIndex(RecordStore(tmp_path / "b"), path=tmp_path / "alone.sqlite3")
+    (tmp_path / "b").mkdir()
+    (tmp_path / "alone.sqlite3").write_bytes(b"not a database" * 100)  # damaged, with no -wal or -shm beside it
+    assert alone.db().execute("SELECT value FROM meta WHERE key = 'version'").fetchone() == (
+        str(index_module.SCHEMA_VERSION),)
+
+    calls: list[str] = []
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        calls.append("connect")
+        raise sqlite3.DatabaseError("refused")
+
+    monkeypatch.setattr(sqlite3, "connect", refuse)
+    with pytest.raises(sqlite3.DatabaseError, match="refused"):  # tried twice, then its own error
+        RecordIndex(RecordStore(tmp_path / "b"), path=tmp_path / "c.sqlite3").db()
+    assert calls == ["connect", "connect"]
+
+
+def test_a_first_build_of_many_objects_goes_to_one_process_per_core(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The decision only (the worker-process build itself: test_store_index.py): the pool is asked for
+    with min(cores, batches) workers and the spawn context, from PARALLEL_FROM changed objects on."""
+    import concurrent.futures
+
+    pools: list[tuple[object, object]] = []
+
+    class Pool:
+        def __init__(self, workers: object, mp_context: object = None) -> None:
+            pools.append((workers, getattr(mp_context, "_name", mp_context)))
+
+        def __enter__(self) -> "Pool":
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            return None
+
+        def map(self, fn, jobs):  # type: ignore[no-untyped-def]
+            return [fn(job) for job in jobs]
+
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", Pool)
+    monkeypatch.setattr(index_module, "INDEX_FROM", 1)
+    monkeypatch.setattr(index_module, "BATCH", 2)
+    store = RecordStore(tmp_path, index=True)
+    for i in range(4):
+        store.write(_record(f"r{i}", i))
+    infos = store.run_objects(*TASK)
+
+    def build(parallel_from: int, cores: object, objects: list) -> list:
+        monkeypatch.setattr(index_module, "PARALLEL_FROM", parallel_from)
+        monkeypatch.setattr(os, "cpu_count", lambda: cores)
+        pools.clear()
+        rows = list(RecordIndex(store)._rows(KEY, objects, TASK))
+        return rows
+
+    in_process = build(100, 2, infos)
+    assert pools == [] and len(in_process) == 2
+    assert build(4, 2, infos) == in_process and pools == [(2, "spawn")]  # exactly PARALLEL_FROM objects
+    build(4, 8, infos)
+    assert pools == [(2, "spawn")]  # no more workers than batches
+    build(3, 3, infos[:3])
+    assert pools == [(2, "spawn")]
+    build(2, None, infos)
+    assert pools == []  # cores unknown: one
+    build(2, 1, infos)
+    assert pools == []
+    build(2, 4, infos[:2])
+    assert pools == []  # one batch: no pool
+    build(5, 2, infos)
+    assert pools == []  # below PARALLEL_FROM
