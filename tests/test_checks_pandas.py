@@ -161,3 +161,8 @@ def test_measure_sums_numeric_columns_exactly_without_nulls_or_nan() -> None:
     assert sums == {"i": 2**63, "f": 3.5, "d": 3.75, "af": 1.0}
     assert isinstance(sums["i"], int) and isinstance(sums["f"], float) and isinstance(sums["d"], float)
     assert measure_pandas(df.iloc[:0], ["i"]) == (0, {"i": 0})
+
+
+def test_measure_goes_on_past_a_missing_column() -> None:
+    df = pd.DataFrame({"i": [1, 2]})
+    assert measure_pandas(df, ["missing", "i"]) == (2, {"i": 3})
