@@ -58,7 +58,7 @@ from ubunye.lineage.store.blobs import BlobError, BlobInfo
 if TYPE_CHECKING:
     from ubunye.lineage.store.records import RecordStore
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4  # 4: start times with four-digit years (an index of 3 may hold year 999 as "999")
 INDEX_DIR = ".index"
 SUFFIX = ".json"
 ORDER = "_order"  # the markers' folder under a task (object stores)
@@ -100,7 +100,14 @@ def started_key(record: RunRecord) -> str:
     """The start time as sortable text (UTC, microseconds); the oldest for none or a bad one."""
     from ubunye.lineage.store.records import _started
 
-    return _started(record).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")
+    return _sortable(_started(record))
+
+
+def _sortable(moment: datetime) -> str:
+    """A time as UTC text whose order is the time order: the year in four digits (``%Y`` writes
+    year 999 as ``999`` on glibc, which sorts after ``2026``)."""
+    utc = moment.astimezone(timezone.utc)
+    return f"{utc.year:04d}" + utc.strftime("-%m-%dT%H:%M:%S.%f")
 
 
 def marker_key(task_key: str, run_id: str, final: bool, at: Optional[float] = None) -> str:
@@ -331,7 +338,7 @@ class RecordIndex:
             args.append("running" if status == "abandoned" else status)
         if since is not None:
             where.append("has_start = 1 AND started >= ?")
-            args.append(since.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f"))
+            args.append(_sortable(since))
         sql = (f"SELECT {', '.join(SUMMARY)}, key FROM runs WHERE {' AND '.join(where)} "
                "ORDER BY started DESC, run_id DESC")
         if limit is not None:
