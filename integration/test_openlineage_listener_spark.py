@@ -58,7 +58,8 @@ def test_the_listeners_complete_event_carries_the_records_hash(tmp_path: Path, f
     carrying = [(e, d) for e in listener for d in e.get("outputs", [])
                 if ROWS_V1_FACET in d.get("outputFacets", {})]
     if fmt == "json-multiline":
-        named = {(d["namespace"], d["name"]) for e in listener if e["eventType"] == "COMPLETE" for d in e.get("outputs", [])}
+        named = {(d["namespace"], d["name"]) for e in listener if e["eventType"] == "COMPLETE"
+                 for d in e.get("outputs", [])}
         assert (our_output["namespace"], our_output["name"]) in named and carrying == []
         return
     assert carrying, [(e["eventType"], [d["name"] for d in e.get("outputs", [])]) for e in listener]

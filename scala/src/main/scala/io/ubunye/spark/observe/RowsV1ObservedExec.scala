@@ -141,7 +141,8 @@ object RowsV1ObservedExec {
   }
 
   /** When the running task ends, `partial` (the partition's row count and lane sums, and
-    * when it has a fourth a failed json round trip, filled meanwhile) and `cells` (its sketch, or null) go to `sums` as partition `index`.
+    * when it has a fourth a failed json round trip, filled meanwhile) and `cells` (its sketch,
+    * or null) go to `sums` as partition `index`.
     */
   def reportAtTaskEnd(sums: RowsV1SumsAccumulator, index: Int, partial: Array[Long], cells: Array[Long]): Unit =
     TaskContext.get().addTaskCompletionListener[Unit] { _ =>
