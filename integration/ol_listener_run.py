@@ -34,15 +34,21 @@ def listener_jar() -> str:
     return str(listener[-1])
 
 
+# the variants of the listener test: the output's format and, after it, its options
+VARIANTS = {"parquet": "parquet", "delta": "delta", "json": "json",
+            "json-multiline": "json, options: {multiLine: true}"}
+
+
 def make_spark_task(workdir: Path, fmt: str = "parquet") -> Path:
-    """The fast suite's pandas task (tests/test_compat_080_cli.py) on Spark, writing ``fmt`` to ``workdir/out/big``."""
+    """The fast suite's pandas task (tests/test_compat_080_cli.py) on Spark, writing ``fmt`` (a key of
+    ``VARIANTS``) to ``workdir/out/big``."""
     sys.path.insert(0, str(ROOT / "tests"))
     from test_compat_080_cli import CONFIG, make_task
 
     config = CONFIG.replace("backend: pandas", "backend: spark").replace('"{{ task_dir }}/out"',
                                                                         f'"{workdir / "out" / "big"}"')
-    config = config.replace("big: {format: parquet", f"big: {{format: {fmt}")
-    assert config.count("spark") == 1 and str(workdir) in config and f"format: {fmt}" in config, config
+    config = config.replace("big: {format: parquet", f"big: {{format: {VARIANTS[fmt]}")
+    assert config.count("spark") == 1 and str(workdir) in config and f"format: {VARIANTS[fmt]}" in config, config
     return make_task(workdir, config)
 
 

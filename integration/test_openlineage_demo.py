@@ -8,11 +8,10 @@ OpenLineage end to end, on Spark and on pandas:
   and so does every event ``ubunye lineage openlineage`` exports from the stored records;
 - on Spark the session runs the OpenLineage Spark listener (file transport) with the extension
   jar ``ubunye.spark.configure`` chose for the session's line: the listener names each output
-  as our events do, and its COMPLETE event for each output the write hashed (same pass: the
-  parquet outputs) carries ``ubunye_rows_v1`` equal to the record's hash. The json output
-  (``by_city``) is hashed from its files after the write (second pass: json holds values as
-  text), which the write's event cannot know: the listener's event carries no facet for it
-  (never a wrong hash); our own events carry its hash under the same name.
+  as our events do, and its COMPLETE event for each output carries ``ubunye_rows_v1`` equal to
+  the record's hash: the parquet outputs hashed by the write (same pass), the json output
+  (``by_city``, hashed from its files after the write: second pass) by the write too, each row
+  after a round trip through Spark's json writer and reader, which is the files' hash.
 
 Needs the extension jar in python/ubunye/spark/jars/openlineage/ and the openlineage-spark
 jar in target/openlineage/ (``scripts/build-jar``, or ``scripts/sbt -DsparkVersion=4.1
@@ -122,7 +121,7 @@ def test_the_demo_on_spark_with_the_listener(tmp_path: Path, server: Any) -> Non
         for dataset in event.get("outputs", []):
             named.setdefault((dataset["namespace"], dataset["name"]), []).append(
                 (event["eventType"], dataset.get("outputFacets", {}).get(ROWS_V1_FACET)))
-    same_pass, files = [], []
+    carried: dict[str, list[str]] = {}  # hash pass -> the outputs whose facet the listener's COMPLETE carried
     for task in TASKS:
         record = records[task][0]  # the successful run
         ours = run_events(record, base=usecase)
@@ -132,11 +131,9 @@ def test_the_demo_on_spark_with_the_listener(tmp_path: Path, server: Any) -> Non
             assert "COMPLETE" in {kind for kind, _ in named.get(key, [])}, (key, sorted(named))  # named as we do
             facets = [(kind, f) for kind, f in named[key] if f is not None]
             assert step.data_hash and step.data_hash == our_output["facets"][ROWS_V1_FACET]["dataHash"]
-            if step.hash_pass == "same-pass":  # hashed by the write itself: the listener's COMPLETE carries it
-                assert {kind for kind, _ in facets} == {"COMPLETE"}, (step.name, named[key])
-                assert {(f["dataHash"], f["rowCount"]) for _, f in facets} == {(step.data_hash, step.row_count)}
-                same_pass.append(step.name)
-            else:  # hashed from the files after the write (json): nothing the write saw, so no facet, never a wrong one
-                assert facets == [], (step.name, facets)
-                files.append(step.name)
-    assert (sorted(same_pass), files) == (["customers_raw", "orders_clean", "orders_raw"], ["by_city"])
+            assert {kind for kind, _ in facets} == {"COMPLETE"}, (step.name, named[key])
+            assert {(f["dataHash"], f["rowCount"], f["hashPass"]) for _, f in facets} == {
+                (step.data_hash, step.row_count, step.hash_pass)}
+            carried.setdefault(step.hash_pass, []).append(step.name)
+    assert {p: sorted(names) for p, names in carried.items()} == {
+        "same-pass": ["customers_raw", "orders_clean", "orders_raw"], "second-pass": ["by_city"]}

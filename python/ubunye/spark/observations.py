@@ -58,12 +58,20 @@ def takes_sketches(spark: Any) -> bool:
     return bool(_compat.remembered(_compat.session_memo(spark), _SKETCHES, ask))
 
 
-def attach(frame: Any, name: str) -> Any:
+def attach(frame: Any, name: str, json: Optional[tuple[dict[str, str], dict[str, str]]] = None) -> Any:
     """``frame`` with its sums (and, when the jar can, the sketch's cells) observed under
     ``name`` (new, unused). Raises (py4j) when a column has no rows-v1 text; the message
-    names the column."""
+    names the column.
+
+    ``json``: ``(writer options, reader options)`` of a json output: the sums are of each row
+    as Spark's json writer writes it and its reader reads it back with the frame's schema (the
+    hash of the files, in the same pass; ``RowsV1Observations.attachJson``). Raises, saying
+    why, where a row's round trip would not be what the files give back (``multiLine`` ...)."""
     spark = _compat.session_of(frame)
     node = _observations(spark)
+    if json is not None:
+        write, read = json
+        return _compat.map_jdf(frame, lambda jdf: node.attachJson(jdf, name, takes_sketches(spark), write, read))
     if takes_sketches(spark):
         return _compat.map_jdf(frame, lambda jdf: node.attach(jdf, name, True))
     return _compat.map_jdf(frame, lambda jdf: node.attach(jdf, name))
@@ -84,6 +92,12 @@ def read(spark: Any, name: str, *, forget: bool = True) -> ObservedSums:
 
         cells = cells_from_bytes(base64.b64decode(words[4]))
     return ObservedSums(rows, a & mask, b & mask, partitions, cells)
+
+
+def broken(spark: Any, name: str) -> bool:
+    """A row's json round trip failed under ``name`` (an observation attached with ``json``):
+    its sums are not of the files. Ask before :func:`read` forgets the name."""
+    return bool(_observations(spark).broken(name))
 
 
 def forget(spark: Any, name: str) -> None:

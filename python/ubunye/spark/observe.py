@@ -80,8 +80,8 @@ class _PlannedPath(_Path):
 
     kind = "planned"
 
-    def attach(self, frame: Any, label: str) -> tuple[Observed, Any]:
-        return Observed(label, self), observations.attach(frame, label)
+    def attach(self, frame: Any, label: str, json: Any = None) -> tuple[Observed, Any]:
+        return Observed(label, self), observations.attach(frame, label, json)
 
     def result(self, handle: Observed, frame: Any, spark: Any, wait: bool) -> Result:
         """Without ``wait`` (a frame the run's queries may never have read), no partition
@@ -162,12 +162,19 @@ class SumsObserver:
             return self._planned
         return self._observation
 
-    def attach(self, frame: Any, name: str) -> tuple[Optional[Observed], Any, Optional[str]]:
+    def attach(self, frame: Any, name: str, json: Optional[tuple[dict[str, str], dict[str, str]]] = None
+               ) -> tuple[Optional[Observed], Any, Optional[str]]:
         """``(handle, observed frame, None)``, or ``(None, frame, why)`` when the sums
-        cannot be observed (a column type with no canonical text, ...)."""
+        cannot be observed (a column type with no canonical text, ...). ``json``: the writer's
+        and reader's options of a json output, whose rows are hashed after a round trip through
+        Spark's json writer and reader (:func:`ubunye.spark.observations.attach`; the plugin's
+        planner node only)."""
         label = f"ubunye_{name}_{uuid.uuid4().hex[:8]}"
         try:
-            handle, observed = self.path_for(frame).attach(frame, label)
+            path = self.path_for(frame)
+            if json is not None and path is not self._planned:
+                return None, frame, "a json round trip needs the plugin's planner node"
+            handle, observed = path.attach(frame, label, json) if json is not None else path.attach(frame, label)
         except Exception as exc:  # noqa: BLE001 - the caller hashes in a pass of its own and says why
             return None, frame, _one_line(exc)
         return handle, observed, None

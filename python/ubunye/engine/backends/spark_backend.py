@@ -19,6 +19,7 @@ its own (``second-pass``).
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import replace
 from typing import Any, Mapping, Optional, Sequence
 
@@ -26,12 +27,18 @@ from ubunye.engine.backends.base import Backend, FramePort, ReadResult, WriteRes
 from ubunye.engine.backends.spark_session import delta_version_of, get_session, table_exists
 from ubunye.engine.backends.spark_stored import (TEXT_WRITERS, listed_files, new_files_frame, read_back,
                                                  stored_differently)
-from ubunye.engine.config import IOSpec
+from ubunye.engine.config import IOSpec, _spark_value
 from ubunye.engine.errors import IOSpecError
 from ubunye.engine.expectations import Outcome, Rule
 
 SAME_PASS = "same-pass"
 SECOND_PASS = "second-pass"
+OL_LISTENER = "io.openlineage.spark.agent.OpenLineageSparkListener"
+
+
+class RoundTripWarning(UserWarning):
+    """A json output's round-trip hash (sent in the OpenLineage listener's event) was not the hash
+    of its files as read back: the round trip's premise failed for that write."""
 # Formats whose files hold exactly the frame's schema and rows: a second pass may read them back
 # (csv and json are read back too, with the written schema: spark_stored.new_files_frame).
 _LOSSLESS = ("parquet", "delta", "table")
@@ -180,6 +187,9 @@ class SparkBackend(Backend):
         before = self._listed_before(spec) if hash_output and spec.format in TEXT_WRITERS else None
         if hash_output and stored is None and self._can_observe():
             observation, frame_to_write, hash_error = self._observer.attach(frame, spec.name)
+        elif hash_output and self._round_trips(spec):  # the json files' hash in the write, for the listener
+            observation, frame_to_write, _ = self._observer.attach(frame, spec.name, json=(
+                {str(k): _spark_value(v) for k, v in spec.options.items()}, spec.read_back_options()))
         else:
             frame_to_write = frame
         try:
@@ -200,6 +210,10 @@ class SparkBackend(Backend):
         if not hash_output:
             return WriteResult(written=True, delta_version=version)
         fp = None
+        trip = None
+        if observation is not None and stored is not None:  # a json round trip: checked on the files below
+            trip = self._round_trip_hash(observation, frame)
+            observation = None
         if observation is not None:
             started = time.perf_counter()
             fp, hash_error = self._observer.result(observation, frame, spark=self.spark)
@@ -211,6 +225,9 @@ class SparkBackend(Backend):
         if hash_error and fp.error is None and fp.data_hash is None:
             fp = _with_error(fp, hash_error)
         seconds = round(time.perf_counter() - started, 6)
+        if trip is not None and trip != fp.data_hash:
+            warnings.warn(f"output {spec.name!r}: the json round trip's hash {trip} (in the OpenLineage listener's "
+                          f"event) is not the written files' hash {fp.data_hash}", RoundTripWarning, stacklevel=2)
         if spec.format in TEXT_WRITERS and fp.data_hash is not None:  # the step records how it was read back
             options, ddl = read_back(frame, spec)
             return WriteResult(True, version, fp, SECOND_PASS, seconds, read_options=options, read_schema=ddl)
@@ -303,6 +320,32 @@ class SparkBackend(Backend):
 
             self._native = bool(native_available(self.spark))
         return self._native
+
+    def _round_trips(self, spec: IOSpec) -> bool:
+        """A json output (not partitioned: its partition values are folder names, not lines) on a
+        session running the OpenLineage Spark listener, with the plugin's planner node: its rows
+        are hashed in the write after a round trip through Spark's json writer and reader, so the
+        listener's event for the write carries the files' hash. Elsewhere no one reads that hash
+        before the files are read back, so no write pays for it."""
+        if spec.format != "json" or spec.partition_by or not self._can_observe():
+            return False
+        try:
+            listeners = str(self.spark.conf.get("spark.extraListeners", "") or "")
+        except Exception:  # noqa: BLE001 - a session that cannot say runs no listener we know of
+            return False
+        return OL_LISTENER in listeners
+
+    def _round_trip_hash(self, observation: Any, frame: Any) -> Optional[str]:
+        """The data hash the json round trip gave (what the listener's event carries), or None
+        when a row's round trip failed (the event then carries none)."""
+        from ubunye.spark import observations
+
+        try:
+            broken = observations.broken(self.spark, observation.name)
+        except Exception:  # noqa: BLE001 - read below; an unreadable node gives no hash
+            broken = True
+        fp, _ = self._observer.result(observation, frame, spark=self.spark)
+        return None if broken or fp is None else fp.data_hash
 
     def _listed_before(self, spec: IOSpec) -> Optional[frozenset[str]]:
         """The files at a csv or json output's location before its write (None: not listable; the

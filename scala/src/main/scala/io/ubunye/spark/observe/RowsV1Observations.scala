@@ -7,7 +7,7 @@ import java.util.concurrent.ConcurrentHashMap
 import io.ubunye.spark.rowsv1.{Kinds, RowsV1Error, SketchCells}
 
 import org.apache.spark.sql.{DataFrame, SparkSession}
-import org.apache.spark.sql.ubunye.PlanFrames
+import org.apache.spark.sql.ubunye.{JsonRoundTrip, PlanFrames}
 
 /** Observing the rows-v1 sums of a frame while an action (a write) runs it, in the
   * same pass: `attach` gives the frame to write, `sums` the result after the action.
@@ -48,7 +48,30 @@ object RowsV1Observations {
   /** `df` with its sums observed under `id`, and with `sketch` also the cells of the
     * localisation sketch of the same rows ([[resultWithCells]]).
     */
-  def attach(df: DataFrame, id: String, sketch: Boolean): DataFrame = {
+  def attach(df: DataFrame, id: String, sketch: Boolean): DataFrame = attach(df, id, sketch, None)
+
+  /** `df`, to be written as json with the writer's options `write`, with the sums of the rows
+    * Spark's json reader gives back from its files (read with options `read` and `df`'s
+    * schema): each row's round trip through the writer and the reader (`JsonRoundTrip`),
+    * in the same pass. Fails, saying why, where a row's round trip would not be what the
+    * files give back (`JsonRoundTrip.whyNot`); [[broken]] after the write says whether
+    * every row's round trip succeeded.
+    */
+  def attachJson(df: DataFrame, id: String, sketch: Boolean, write: java.util.Map[String, String],
+                 read: java.util.Map[String, String]): DataFrame = {
+    val options = JsonOptions(scalaMap(write), scalaMap(read))
+    JsonRoundTrip.whyNot(df.schema, options.write, options.read).foreach(why => throw new IllegalArgumentException(
+      s"no json round trip: $why"))
+    attach(df, id, sketch, Some(options))
+  }
+
+  private def scalaMap(m: java.util.Map[String, String]): Map[String, String] = {
+    var out = Map.empty[String, String]
+    m.forEach((k, v) => out += k -> v)
+    out
+  }
+
+  private def attach(df: DataFrame, id: String, sketch: Boolean, json: Option[JsonOptions]): DataFrame = {
     Kinds.canonicalSchema(df.schema) match {
       case Left(why) => throw new RowsV1Error(why)
       case Right(_) =>
@@ -63,11 +86,14 @@ object RowsV1Observations {
       throw new IllegalArgumentException(s"observation '$id' is already in use")
     }
     df.sparkSession.sparkContext.register(sums, s"ubunye rows_v1 $id")
-    PlanFrames.ofRows(df.sparkSession, RowsV1Observed(id, sums, PlanFrames.logicalPlan(df)))
+    PlanFrames.ofRows(df.sparkSession, RowsV1Observed(id, sums, PlanFrames.logicalPlan(df), json))
   }
 
   /** `Array(rows, a, b)` observed under `id` so far (sums modulo 2^64, as signed longs). */
   def sums(id: String): Array[Long] = accumulator(id).value
+
+  /** A row's json round trip failed under `id` (an observation of `attachJson`). */
+  def broken(id: String): Boolean = accumulator(id).broken
 
   /** How many partitions reported under `id` so far. */
   def partitions(id: String): Int = accumulator(id).partitions

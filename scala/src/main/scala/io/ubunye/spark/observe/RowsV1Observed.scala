@@ -12,10 +12,17 @@ import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, UnaryNode}
   *   plan planned again after the result was read still runs). Held strongly only by
   *   this node (and the physical plans made from it): [[RowsV1Observations]] releases
   *   the name once no plan holds them
+  * @param jsonRoundTrip when set, the rows hashed are not the frame's but what Spark's json
+  *   writer and reader make of each (`JsonRoundTrip`, these options): the hash of the json
+  *   files the write creates, taken in the same pass
   */
-case class RowsV1Observed(id: String, sums: RowsV1SumsAccumulator, child: LogicalPlan) extends UnaryNode {
+case class RowsV1Observed(id: String, sums: RowsV1SumsAccumulator, child: LogicalPlan,
+                          jsonRoundTrip: Option[JsonOptions] = None) extends UnaryNode {
   override def output: Seq[Attribute] = child.output
   override def maxRows: Option[Long] = child.maxRows
 
   override protected def withNewChildInternal(newChild: LogicalPlan): RowsV1Observed = copy(child = newChild)
 }
+
+/** The options a json output is written with and read back with (as the engine reads it). */
+final case class JsonOptions(write: Map[String, String], read: Map[String, String])

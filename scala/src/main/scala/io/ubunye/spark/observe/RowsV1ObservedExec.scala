@@ -2,6 +2,8 @@ package io.ubunye.spark.observe
 
 import io.ubunye.spark.rowsv1.{RowsV1Kernel, RowsV1Plan, SketchCells}
 
+import scala.util.control.NonFatal
+
 import org.apache.spark.TaskContext
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
@@ -10,35 +12,53 @@ import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, CodeGe
 import org.apache.spark.sql.catalyst.plans.physical.Partitioning
 import org.apache.spark.sql.execution.{CodegenSupport, SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.types.{DataType, DoubleType, LongType, StructField, StructType}
+import org.apache.spark.sql.ubunye.JsonRoundTrip
 
 /** Passes its child's rows on unchanged and adds their rows-v1 sums, per partition, to
   * `sums` (observation `name`), with the sketch cells of the same lanes when `sums`
   * asks for them (`sums.sketch`). In whole-stage code the canonical line is written
   * from the column values the stage already holds (no row read back, no accumulator
   * projection per row); otherwise row by row through the kernel.
+  *
+  * With `json` (a json output), each row is hashed as Spark's json writer and reader make it
+  * ([[JsonRoundTrip]]), row by row (no whole-stage code); a row whose round trip fails marks
+  * the partition's sums broken (the write goes on).
   */
-case class RowsV1ObservedExec(name: String, sums: RowsV1SumsAccumulator, child: SparkPlan)
+case class RowsV1ObservedExec(name: String, sums: RowsV1SumsAccumulator, child: SparkPlan,
+                              json: Option[JsonOptions] = None)
   extends UnaryExecNode with CodegenSupport {
+
+  override def supportCodegen: Boolean = json.isEmpty
 
   override def output: Seq[Attribute] = child.output
   override def outputPartitioning: Partitioning = child.outputPartitioning
   override def outputOrdering: Seq[SortOrder] = child.outputOrdering
 
-  @transient private lazy val plan =
-    RowsV1Plan(StructType(child.output.map(a => StructField(a.name, a.dataType, a.nullable, a.metadata))))
+  @transient private lazy val childSchema =
+    StructType(child.output.map(a => StructField(a.name, a.dataType, a.nullable, a.metadata)))
+  @transient private lazy val plan = RowsV1Plan(childSchema)
 
   override protected def doExecute(): RDD[InternalRow] = {
-    val (p, acc) = (plan, sums)
+    val trip = json.map(o => JsonRoundTrip(childSchema, o.write, o.read)) // the session's conf, as the write's
+    val (p, acc) = (trip.map(t => RowsV1Plan(t.outputSchema)).getOrElse(plan), sums)
     child.execute().mapPartitionsWithIndex { (index, rows) =>
       val kernel = p.newKernel()
-      val partial = new Array[Long](3)
+      val partial = new Array[Long](if (trip.isDefined) 4 else 3) // [3]: the round trip failed
       val cells = if (acc.sketch) SketchCells.empty() else null
       RowsV1ObservedExec.reportAtTaskEnd(acc, index, partial, cells)
-      rows.map { r =>
+      def hash(r: InternalRow): Unit = {
         kernel.hashRow(r)
         partial(0) += 1; partial(1) += kernel.laneA; partial(2) += kernel.laneB
         if (cells != null) SketchCells.add(cells, kernel.laneA, kernel.laneB)
-        r
+      }
+      trip.map(_.newRun()) match {
+        case None => rows.map { r => hash(r); r }
+        case Some(run) => rows.map { r =>
+          if (partial(3) == 0) {
+            try run.rows(r).foreach(hash) catch { case NonFatal(_) => partial(3) = 1 }
+          }
+          r
+        }
       }
     }
   }
@@ -94,7 +114,7 @@ case class RowsV1ObservedExec(name: String, sums: RowsV1SumsAccumulator, child: 
      """.stripMargin
   }
 
-  override def simpleString(maxFields: Int): String = s"RowsV1Observed $name"
+  override def simpleString(maxFields: Int): String = s"RowsV1Observed $name${if (json.isDefined) " (json)" else ""}"
 
   override protected def withNewChildInternal(newChild: SparkPlan): RowsV1ObservedExec = copy(child = newChild)
 }
@@ -120,11 +140,12 @@ object RowsV1ObservedExec {
     }
   }
 
-  /** When the running task ends, `partial` (the partition's row count and lane sums,
-    * filled meanwhile) and `cells` (its sketch, or null) go to `sums` as partition `index`.
+  /** When the running task ends, `partial` (the partition's row count and lane sums, and
+    * when it has a fourth a failed json round trip, filled meanwhile) and `cells` (its sketch,
+    * or null) go to `sums` as partition `index`.
     */
   def reportAtTaskEnd(sums: RowsV1SumsAccumulator, index: Int, partial: Array[Long], cells: Array[Long]): Unit =
     TaskContext.get().addTaskCompletionListener[Unit] { _ =>
-      sums.add(PartitionSums(index, partial(0), partial(1), partial(2), cells))
+      sums.add(PartitionSums(index, partial(0), partial(1), partial(2), cells, partial.length > 3 && partial(3) != 0))
     }
 }

@@ -8,7 +8,7 @@ import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
   */
 object RowsV1ObservedStrategy extends SparkStrategy {
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
-    case RowsV1Observed(id, sums, child) => RowsV1ObservedExec(id, sums, planLater(child)) :: Nil
+    case RowsV1Observed(id, sums, child, json) => RowsV1ObservedExec(id, sums, planLater(child), json) :: Nil
     case _ => Nil
   }
 }

@@ -6,9 +6,11 @@ import org.apache.spark.util.AccumulatorV2
 
 /** The rows-v1 sums of one partition: its index, row count and the two lane sums
   * modulo 2^64, and the partition's sketch cells (`SketchCells`; null when the
-  * observation takes no sketch).
+  * observation takes no sketch); `broken`: a row's json round trip failed in it (the sums
+  * are not of the files).
   */
-final case class PartitionSums(partition: Int, rows: Long, a: Long, b: Long, cells: Array[Long] = null)
+final case class PartitionSums(partition: Int, rows: Long, a: Long, b: Long, cells: Array[Long] = null,
+                               broken: Boolean = false)
 
 /** The sums of an observed frame, kept per partition: a partition computed again (a
   * retried or speculative task, a stage run again, the same frame written twice)
@@ -52,6 +54,13 @@ class RowsV1SumsAccumulator(val sketch: Boolean = false) extends AccumulatorV2[P
     val total = SketchCells.empty()
     byPartition.values().forEach(p => if (p.cells != null) SketchCells.merge(total, 0, p.cells, 0))
     total
+  }
+
+  /** A partition's json round trip failed (`RowsV1Observed.jsonRoundTrip`): the sums are not of the files. */
+  def broken: Boolean = byPartition.synchronized {
+    var any = false
+    byPartition.values().forEach(p => any ||= p.broken)
+    any
   }
 
   /** How many partitions reported their sums. */

@@ -77,9 +77,14 @@ object RowsV1OutputFacetBuilder {
   }
   private val Label = "^ubunye_(.+)_[0-9a-f]{8}$".r
 
-  /** The facet of an observed node, when its columns have rows-v1 kinds (they had when attached). */
+  /** The facet of an observed node, when its columns have rows-v1 kinds (they had when attached).
+    * A json output's node hashed each row's round trip through Spark's json writer and reader
+    * (the hash of the files, as the engine's read-back takes it: `second-pass` in the run
+    * record): none when a row's round trip failed.
+    */
   private[openlineage] def facet(node: RowsV1Observed): Option[RowsV1Facet] =
-    Kinds.canonicalSchema(node.child.schema).toOption.map { kinds =>
+    if (node.jsonRoundTrip.isDefined && node.sums.broken) None
+    else Kinds.canonicalSchema(node.child.schema).toOption.map { kinds =>
       val Array(rows, a, b) = node.sums.value
       val f = new RowsV1Facet
       val props = f.getAdditionalProperties
@@ -89,7 +94,7 @@ object RowsV1OutputFacetBuilder {
       props.put("dataHash", Digests.dataHash(Digests.schemaJson(kinds), rows, a, b))
       props.put("method", "rows-v1")
       props.put("engine", "spark-native") // as the run record names the plugin's hash
-      props.put("hashPass", "same-pass")
+      props.put("hashPass", if (node.jsonRoundTrip.isDefined) "second-pass" else "same-pass")
       f
     }
 }
