@@ -179,7 +179,7 @@ class SparkBackend(Backend):
         stored = stored_differently(self.spark, frame, spec) if hash_output else None
         before = self._listed_before(spec) if hash_output and spec.format in TEXT_WRITERS else None
         if hash_output and stored is None and self._can_observe():
-            observation, frame_to_write, hash_error = self._observer.attach(frame, spec.name)
+            observation, frame_to_write, hash_error = self._observer.attach(frame, spec.name, spec.partition_by)
         else:
             frame_to_write = frame
         try:
@@ -376,7 +376,7 @@ class SparkBackend(Backend):
         """The input with the native sums observed on it: the write that reads it hashes it."""
         if not self._can_observe():
             return frame, None
-        observation, observed, _ = self._observer.attach(frame, f"in_{name}")
+        observation, observed, _ = self._observer.attach(frame, f"in_{name}", self._partitioned.columns(frame))
         return (observed, observation) if observation is not None else (frame, None)
 
     def observed_input(self, spec: IOSpec, frame: Any, handle: Any, delta_version: Optional[int]) -> Any:

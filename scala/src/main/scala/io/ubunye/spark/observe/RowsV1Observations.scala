@@ -48,14 +48,29 @@ object RowsV1Observations {
   /** `df` with its sums observed under `id`, and with `sketch` also the cells of the
     * localisation sketch of the same rows ([[resultWithCells]]).
     */
-  def attach(df: DataFrame, id: String, sketch: Boolean): DataFrame = {
+  def attach(df: DataFrame, id: String, sketch: Boolean): DataFrame = attach(df, id, sketch, Array.empty[String])
+
+  /** `df` with its sums (and with `sketch` the cells) observed under `id` and, with
+    * `partitionBy` (partition columns, in folder order), the sums of each partition
+    * folder's rows in the same pass ([[resultWithParts]]; `docs/spec/rows-v1-localise.md`
+    * section 7). Fails, naming the column, when a column has no rows-v1 text or a
+    * partition column is missing or of a type with no folder text.
+    */
+  def attach(df: DataFrame, id: String, sketch: Boolean, partitionBy: Array[String]): DataFrame =
+    attachWithParts(df, id, sketch, partitionBy.mkString("\n"))
+
+  /** [[attach]] with the partition columns as one text, the names separated by line
+    * breaks (for Python: no JVM array to build); an empty text: none.
+    */
+  def attachWithParts(df: DataFrame, id: String, sketch: Boolean, partitionBy: String): DataFrame = {
     Kinds.canonicalSchema(df.schema) match {
       case Left(why) => throw new RowsV1Error(why)
       case Right(_) =>
     }
+    val keys = if (partitionBy.isEmpty) null else PartitionColumns.of(df.schema, partitionBy.split("\n").toSeq)
     install(df.sparkSession)
     release()
-    val sums = new RowsV1SumsAccumulator(sketch)
+    val sums = new RowsV1SumsAccumulator(sketch, keys)
     val entry = new Entry(id, sums)
     val before = observed.putIfAbsent(id, entry)
     // a name whose frame was collected but not yet released is free again
@@ -89,6 +104,18 @@ object RowsV1Observations {
     val cells = accumulator(id).cells
     val text = if (cells == null) "-" else Base64.getEncoder.encodeToString(SketchCells.toBytes(cells))
     s"${result(id, forget)} $text"
+  }
+
+  /** [[resultWithCells]] and, on the lines after it, the sums of each partition folder's
+    * rows, sorted by key: `key TAB rows TAB a TAB b` (sums as signed longs; a key holds
+    * no tab or line break, section 7 escapes them). No such lines when the observation
+    * has no partition columns or saw no row.
+    */
+  def resultWithParts(id: String, forget: Boolean): String = {
+    val parts = accumulator(id).parts
+    val lines = new StringBuilder(resultWithCells(id, forget))
+    if (parts != null) parts.forEach { (key, s) => lines.append(s"\n$key\t${s(0)}\t${s(1)}\t${s(2)}") }
+    lines.toString
   }
 
   /** Drops `id` (after its result was read, or when its write failed). */
