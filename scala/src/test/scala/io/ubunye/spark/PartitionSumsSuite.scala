@@ -8,7 +8,8 @@ import scala.jdk.CollectionConverters._
 import io.ubunye.spark.observe.{PartitionTally, RowsV1Observations}
 import io.ubunye.spark.rowsv1.RowsV1Error
 
-import org.apache.spark.sql.{DataFrame, Row}
+import org.apache.spark.sql.DataFrame
+import org.apache.spark.sql.functions.{col, expr}
 import org.apache.spark.sql.types.{DoubleType, StringType}
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -61,8 +62,9 @@ class PartitionSumsSuite extends AnyFunSuite with SparkSessionManager {
   test("the keys are the folders Spark writes, with their row counts; the lane sums are each group's; all paths agree") {
     val by = columns
     val written = folders(table, by)
-    val grouped = table.groupBy(by.map(org.apache.spark.sql.functions.col): _*)
-      .agg(org.apache.spark.sql.functions.expr("ubunye_rows_v1_sums(id, s, d, t, m, f, n, v)").as("x"))
+    // an empty text and a null share a folder (__HIVE_DEFAULT_PARTITION__): one group
+    val grouped = table.groupBy(by.map(c => if (c == "s") expr("nullif(s, '')") else col(c)): _*)
+      .agg(expr("ubunye_rows_v1_sums(id, s, d, t, m, f, n, v)").as("x"))
       .select("x.*").collect().map(r => Seq(r.getLong(0), r.getDecimal(1).longValue, r.getDecimal(2).longValue))
     val results = executionModes.map { case (label, conf) => label -> withConf(conf)(observed(table, by)) }
     val (parts, total) = results.head._2
