@@ -3,8 +3,6 @@ package io.ubunye.spark
 import java.nio.file.{Files, Path}
 import java.util.UUID
 
-import scala.jdk.CollectionConverters._
-
 import io.ubunye.spark.observe.{PartitionTally, RowsV1Observations}
 import io.ubunye.spark.rowsv1.RowsV1Error
 
@@ -52,9 +50,10 @@ class PartitionSumsSuite extends AnyFunSuite with SparkSessionManager {
       df.write.mode("overwrite").partitionBy(by: _*).parquet(dir.resolve("t").toString)
     }
     val root = dir.resolve("t")
-    val leaves = Files.walk(root).iterator().asScala.filter(p => p.toString.endsWith(".parquet")).map(_.getParent).toSet
-    leaves.map { leaf =>
-      root.relativize(leaf).iterator().asScala.map(_.toString).mkString("/") ->
+    val files = Files.walk(root).toArray.map(_.asInstanceOf[Path]).filter(_.toString.endsWith(".parquet"))
+    files.map(_.getParent).toSet.map { (leaf: Path) =>
+      val rel = root.relativize(leaf)
+      (0 until rel.getNameCount).map(i => rel.getName(i).toString).mkString("/") ->
         spark.read.parquet(leaf.toString).count()
     }.toMap
   }
