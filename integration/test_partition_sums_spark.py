@@ -66,6 +66,7 @@ CONFIG:
     people: {{format: parquet, path: "{ROOT}/data/{{{{ dt }}}}/people"}}
   outputs:
     adults: {{format: parquet, path: "{ROOT}/out/{{{{ dt }}}}/adults", partition_by: [team, age]}}
+    history: {{format: delta, path: "{ROOT}/out/history", mode: overwrite, partition_by: [team]}}
 """
 CODE = """
 from ubunye import Task
@@ -73,7 +74,8 @@ from ubunye import Task
 
 class Clean(Task):
     def transform(self, sources):
-        return {"adults": sources["people"].filter("age >= 18")}
+        adults = sources["people"].filter("age >= 18")
+        return {"adults": adults, "history": adults}
 """
 
 
@@ -130,13 +132,16 @@ def test_run_records_partitions_and_diff_names_them(spark: Any, tmp_path: Path, 
         [r for r in rows if r[2] >= 18], [r for r in changed if r[2] >= 18], lambda r: f"team={r[3]}/age={r[2]}")
     assert [p["partition"] for p in steps["adults"]["partitions"]] == ["team=b/age=20", "team=b/age=21",
                                                                        "team=c/age=19"]
+    assert steps["history"]["partitions"] == changed_partitions(  # Delta: the write observed, or read back
+        [r for r in rows if r[2] >= 18], [r for r in changed if r[2] >= 18], lambda r: f"team={r[3]}")
     compared = cli_run("lineage", "compare", *lineage)
     assert "partitions changed: team=b/age=20 (" in compared.stdout, compared.stdout
     shown = json.loads(cli_run("lineage", "show", *lineage, "--json").stdout)
     latest = {s["name"]: s for s in steps_in(shown)}
-    for name in ("people", "adults"):  # hashed by the engine asked for; with the jar the output in the write's pass
+    for name in ("people", "adults", "history"):  # hashed by the engine asked for; with the jar the output in the write's pass
         assert latest[name]["hash_engine"] == engine and latest[name]["partitions"]["columns"], latest[name]
-    assert latest["adults"]["hash_pass"] == ("same-pass" if engine == "spark-native" else "second-pass")
+    for name in ("adults", "history"):
+        assert latest[name]["hash_pass"] == ("same-pass" if engine == "spark-native" else "second-pass")
 
 
 def changed_partitions(before: list[Any], after: list[Any], key: Any) -> list[dict[str, Any]]:

@@ -345,7 +345,7 @@ class SparkBackend(Backend):
                 target = self.spark.read.options(**options).table(spec.table)
             else:
                 target = self.spark.read.format(spec.format).options(**options).load(spec.path)
-            return self.fingerprint(target)
+            return self._fingerprint(target, spec.partition_by)  # the folders it wrote: their sums too
         return self._fingerprint(frame, spec.partition_by)
 
     def fingerprint(self, frame: Any) -> Any:
