@@ -12,9 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
 
-from ubunye.cli.app import cli
+from test_diff_rows_spark import CODE, cli_run  # the same task: adults (and history) from people
 
 pytestmark = pytest.mark.spark
 
@@ -68,21 +67,6 @@ CONFIG:
     adults: {{format: parquet, path: "{ROOT}/out/{{{{ dt }}}}/adults", partition_by: [team, age]}}
     history: {{format: delta, path: "{ROOT}/out/history", mode: overwrite, partition_by: [team]}}
 """
-CODE = """
-from ubunye import Task
-
-
-class Clean(Task):
-    def transform(self, sources):
-        adults = sources["people"].filter("age >= 18")
-        return {"adults": adults, "history": adults}
-"""
-
-
-def cli_run(*args: str) -> Result:
-    result = CliRunner().invoke(cli, list(args))
-    assert "Traceback" not in result.stderr, result.stderr
-    return result
 
 
 def steps_in(doc: Any) -> list[dict[str, Any]]:
