@@ -18,7 +18,7 @@ from typing import Any, Optional, Sequence
 from ubunye.hashing.digest import LaneSums, Totals, schema_hash
 from ubunye.hashing.errors import RowsV1Error, one_line_error
 from ubunye.hashing.fingerprint import METHOD, Fingerprint, from_totals
-from ubunye.spark import _compat
+from ubunye.spark import _compat, observations
 from ubunye.spark.jar import JarError, JarMismatchWarning
 
 NATIVE = "spark-native"
@@ -91,12 +91,14 @@ def spark_error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {message}"[:_MAX_ERROR]
 
 
-def fingerprint_from_sums(schema: Any, sums: Any, *, engine: str = NATIVE) -> Fingerprint:
+def fingerprint_from_sums(schema: Any, sums: Any, *, engine: str = NATIVE,
+                          partitions: Optional[dict[str, Any]] = None) -> Fingerprint:
     """A :class:`Fingerprint` from a schema and the native aggregate's result.
 
     ``sums`` is the struct value of :func:`ubunye.spark.rows_v1_sums_column`
     (for example from ``df.observe``) or of :func:`ubunye.spark.native.rows_v1_sketch_column`
     (then the fingerprint carries the sketch), a :class:`LaneSums` or a :class:`Totals`.
+    ``partitions``: the record form of the per-partition sums taken in the same pass.
     """
     from ubunye.spark.kinds import spark_kinds
     from ubunye.spark.native import totals_from_struct
@@ -105,7 +107,7 @@ def fingerprint_from_sums(schema: Any, sums: Any, *, engine: str = NATIVE) -> Fi
     if isinstance(sums, LaneSums):
         sums = Totals(sums)
     totals = sums if isinstance(sums, Totals) else totals_from_struct(sums)
-    return from_totals(schema_hash(kinds), kinds, totals, engine)
+    return from_totals(schema_hash(kinds), kinds, totals, engine, partitions=partitions)
 
 
 def fingerprint_spark(df: Any, *, engine: Optional[str] = None,
@@ -120,8 +122,10 @@ def fingerprint_spark(df: Any, *, engine: Optional[str] = None,
     ``reason`` says in one line why the native engine was not used.
 
     ``partition_by``: the partition columns of a table written or read as ``key=value``
-    folders; the fallback then also records the sums of each folder's rows
-    (``docs/spec/rows-v1-localise.md`` section 7; the native engine does not yet).
+    folders; the pass then also records the sums of each folder's rows
+    (``docs/spec/rows-v1-localise.md`` section 7): the fallback in its ``mapInArrow`` pass,
+    the native engine through the plugin's planner node (a write to Spark's ``noop`` sink)
+    when the driver's jar takes them, else none.
     """
     from ubunye.spark.fallback import fallback_keyed, pyarrow_refusal
     from ubunye.spark.kinds import spark_kinds
@@ -140,7 +144,9 @@ def fingerprint_spark(df: Any, *, engine: Optional[str] = None,
     shash = schema_hash(kinds)
     try:
         parts = None
-        if chosen == NATIVE:
+        if chosen == NATIVE and partition_by and observations.takes_parts(_compat.session_of(df)):
+            totals, parts = observations.keyed_pass(df, list(partition_by))
+        elif chosen == NATIVE:
             totals = native_totals(df)
         else:
             totals, parts = fallback_keyed(df, list(partition_by) if partition_by else None)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping, Optional, Sequence
 
 from ubunye.hashing.digest import LaneSums, Totals
 from ubunye.spark import _compat, observations
@@ -46,6 +46,7 @@ class Observed:
     name: str
     path: "_Path"  # the one path (kind of session) that observes this frame
     observation: Any = None  # the classic Observation (path "observation" only)
+    partition_by: Optional[tuple[str, ...]] = None  # per-partition sums taken (planner node only)
 
     @property
     def planned(self) -> bool:
@@ -61,7 +62,8 @@ class _Path:
 
     kind = ""
 
-    def attach(self, frame: Any, label: str) -> tuple[Observed, Any]:
+    def attach(self, frame: Any, label: str, partition_by: Optional[Sequence[str]] = None) -> tuple[Observed, Any]:
+        """``partition_by``: also the sums of each partition folder's rows, where the path can."""
         raise NotImplementedError
 
     def after_write(self, written: Any) -> None:
@@ -80,8 +82,10 @@ class _PlannedPath(_Path):
 
     kind = "planned"
 
-    def attach(self, frame: Any, label: str, json: Any = None) -> tuple[Observed, Any]:
-        return Observed(label, self), observations.attach(frame, label, json)
+    def attach(self, frame: Any, label: str, partition_by: Optional[Sequence[str]] = None,
+               json: Any = None) -> tuple[Observed, Any]:
+        keyed = tuple(partition_by) if partition_by and observations.takes_parts(_compat.session_of(frame)) else None
+        return Observed(label, self, partition_by=keyed), observations.attach(frame, label, keyed, json)
 
     def result(self, handle: Observed, frame: Any, spark: Any, wait: bool) -> Result:
         """Without ``wait`` (a frame the run's queries may never have read), no partition
@@ -89,7 +93,12 @@ class _PlannedPath(_Path):
         seen = observations.read(spark if spark is not None else _compat.session_of(frame), handle.name)
         if not wait and seen.partitions == 0:
             return None, "no query of the run read it"
-        return _fingerprint(frame, Totals(LaneSums(seen.rows, seen.a, seen.b), seen.cells)), None
+        parts = None
+        if handle.partition_by:
+            from ubunye.hashing.partition_sums import to_record
+
+            parts = to_record(handle.partition_by, seen.parts or {})
+        return _fingerprint(frame, Totals(LaneSums(seen.rows, seen.a, seen.b), seen.cells), parts), None
 
     def discard(self, handle: Observed, spark: Any) -> None:
         observations.forget(spark, handle.name)
@@ -101,7 +110,7 @@ class _ObservationPath(_Path):
 
     kind = "observation"
 
-    def attach(self, frame: Any, label: str) -> tuple[Observed, Any]:
+    def attach(self, frame: Any, label: str, partition_by: Optional[Sequence[str]] = None) -> tuple[Observed, Any]:
         column = metric_column(frame)
         observation = _compat.new_observation(frame, label)
         return Observed(label, self, observation), _compat.observe(frame, observation, column)
@@ -125,7 +134,7 @@ class _ConnectPath(_Path):
     def __init__(self) -> None:
         self._flows: dict[str, Mapping[str, Any]] = {}  # metrics by observation name
 
-    def attach(self, frame: Any, label: str) -> tuple[Observed, Any]:
+    def attach(self, frame: Any, label: str, partition_by: Optional[Sequence[str]] = None) -> tuple[Observed, Any]:
         if not _compat.connect_observes_writes(frame):  # the frame is left as it was
             raise RuntimeError("a Spark Connect 3.5 client cannot read observed metrics back from a write")
         return Observed(label, self), frame.observe(label, metric_column(frame))
@@ -162,11 +171,14 @@ class SumsObserver:
             return self._planned
         return self._observation
 
-    def attach(self, frame: Any, name: str, json: Optional[tuple[dict[str, str], dict[str, str]]] = None
+    def attach(self, frame: Any, name: str, partition_by: Optional[Sequence[str]] = None,
+               json: Optional[tuple[dict[str, str], dict[str, str]]] = None
                ) -> tuple[Optional[Observed], Any, Optional[str]]:
         """``(handle, observed frame, None)``, or ``(None, frame, why)`` when the sums
-        cannot be observed (a column type with no canonical text, ...). ``json``: the writer's
-        and reader's options of a json output, whose rows are hashed after a round trip through
+        cannot be observed (a column type with no canonical text, ...). ``partition_by``:
+        the planner node also takes the sums of each partition folder's rows (the
+        fingerprint's ``partitions``); other paths take none. ``json``: the writer's and
+        reader's options of a json output, whose rows are hashed after a round trip through
         Spark's json writer and reader (:func:`ubunye.spark.observations.attach`; the plugin's
         planner node only)."""
         label = f"ubunye_{name}_{uuid.uuid4().hex[:8]}"
@@ -174,7 +186,10 @@ class SumsObserver:
             path = self.path_for(frame)
             if json is not None and path is not self._planned:
                 return None, frame, "a json round trip needs the plugin's planner node"
-            handle, observed = path.attach(frame, label, json) if json is not None else path.attach(frame, label)
+            if json is not None:
+                handle, observed = path.attach(frame, label, partition_by, json)
+            else:
+                handle, observed = path.attach(frame, label, partition_by)
         except Exception as exc:  # noqa: BLE001 - the caller hashes in a pass of its own and says why
             return None, frame, _one_line(exc)
         return handle, observed, None
@@ -204,10 +219,10 @@ class SumsObserver:
             pass
 
 
-def _fingerprint(frame: Any, sums: Any) -> Any:
+def _fingerprint(frame: Any, sums: Any, partitions: Optional[dict[str, Any]] = None) -> Any:
     from ubunye.spark.fingerprint import fingerprint_from_sums
 
-    return fingerprint_from_sums(frame.schema, sums)
+    return fingerprint_from_sums(frame.schema, sums, partitions=partitions)
 
 
 def metric_column(frame: Any) -> Any:

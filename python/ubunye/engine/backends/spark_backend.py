@@ -186,7 +186,7 @@ class SparkBackend(Backend):
         stored = stored_differently(self.spark, frame, spec) if hash_output else None
         before = self._listed_before(spec) if hash_output and spec.format in TEXT_WRITERS else None
         if hash_output and stored is None and self._can_observe():
-            observation, frame_to_write, hash_error = self._observer.attach(frame, spec.name)
+            observation, frame_to_write, hash_error = self._observer.attach(frame, spec.name, spec.partition_by)
         elif hash_output and self._round_trips(spec):  # the json files' hash in the write, for the listener
             observation, frame_to_write, _ = self._observer.attach(frame, spec.name, json=(
                 {str(k): _spark_value(v) for k, v in spec.options.items()}, spec.read_back_options()))
@@ -388,7 +388,7 @@ class SparkBackend(Backend):
                 target = self.spark.read.options(**options).table(spec.table)
             else:
                 target = self.spark.read.format(spec.format).options(**options).load(spec.path)
-            return self.fingerprint(target)
+            return self._fingerprint(target, spec.partition_by)  # the folders it wrote: their sums too
         return self._fingerprint(frame, spec.partition_by)
 
     def fingerprint(self, frame: Any) -> Any:
@@ -419,7 +419,7 @@ class SparkBackend(Backend):
         """The input with the native sums observed on it: the write that reads it hashes it."""
         if not self._can_observe():
             return frame, None
-        observation, observed, _ = self._observer.attach(frame, f"in_{name}")
+        observation, observed, _ = self._observer.attach(frame, f"in_{name}", self._partitioned.columns(frame))
         return (observed, observation) if observation is not None else (frame, None)
 
     def observed_input(self, spec: IOSpec, frame: Any, handle: Any, delta_version: Optional[int]) -> Any:

@@ -48,21 +48,37 @@ object RowsV1Observations {
   /** `df` with its sums observed under `id`, and with `sketch` also the cells of the
     * localisation sketch of the same rows ([[resultWithCells]]).
     */
-  def attach(df: DataFrame, id: String, sketch: Boolean): DataFrame = attach(df, id, sketch, None)
+  def attach(df: DataFrame, id: String, sketch: Boolean): DataFrame = observe(df, id, sketch, "", None)
+
+  /** `df` with its sums (and with `sketch` the cells) observed under `id` and, with
+    * `partitionBy` (partition columns, in folder order), the sums of each partition
+    * folder's rows in the same pass ([[resultWithParts]]; `docs/spec/rows-v1-localise.md`
+    * section 7). Fails, naming the column, when a column has no rows-v1 text or a
+    * partition column is missing or of a type with no folder text.
+    */
+  def attach(df: DataFrame, id: String, sketch: Boolean, partitionBy: Array[String]): DataFrame =
+    attachWithParts(df, id, sketch, partitionBy.mkString("\n"))
+
+  /** [[attach]] with the partition columns as one text, the names separated by line
+    * breaks (for Python: no JVM array to build); an empty text: none.
+    */
+  def attachWithParts(df: DataFrame, id: String, sketch: Boolean, partitionBy: String): DataFrame =
+    observe(df, id, sketch, partitionBy, None)
 
   /** `df`, to be written as json with the writer's options `write`, with the sums of the rows
     * Spark's json reader gives back from its files (read with options `read` and `df`'s
     * schema): each row's round trip through the writer and the reader (`JsonRoundTrip`),
     * in the same pass. Fails, saying why, where a row's round trip would not be what the
     * files give back (`JsonRoundTrip.whyNot`); [[broken]] after the write says whether
-    * every row's round trip succeeded.
+    * every row's round trip succeeded. No partition columns: a partitioned json output is
+    * refused (`whyNot`).
     */
   def attachJson(df: DataFrame, id: String, sketch: Boolean, write: java.util.Map[String, String],
                  read: java.util.Map[String, String]): DataFrame = {
     val options = JsonOptions(scalaMap(write), scalaMap(read))
     JsonRoundTrip.whyNot(df.schema, options.write, options.read).foreach(why => throw new IllegalArgumentException(
       s"no json round trip: $why"))
-    attach(df, id, sketch, Some(options))
+    observe(df, id, sketch, "", Some(options))
   }
 
   private def scalaMap(m: java.util.Map[String, String]): Map[String, String] = {
@@ -71,14 +87,16 @@ object RowsV1Observations {
     out
   }
 
-  private def attach(df: DataFrame, id: String, sketch: Boolean, json: Option[JsonOptions]): DataFrame = {
+  private def observe(df: DataFrame, id: String, sketch: Boolean, partitionBy: String,
+                      json: Option[JsonOptions]): DataFrame = {
     Kinds.canonicalSchema(df.schema) match {
       case Left(why) => throw new RowsV1Error(why)
       case Right(_) =>
     }
+    val keys = if (partitionBy.isEmpty) null else PartitionColumns.of(df.schema, partitionBy.split("\n").toSeq)
     install(df.sparkSession)
     release()
-    val sums = new RowsV1SumsAccumulator(sketch)
+    val sums = new RowsV1SumsAccumulator(sketch, keys)
     val entry = new Entry(id, sums)
     val before = observed.putIfAbsent(id, entry)
     // a name whose frame was collected but not yet released is free again
@@ -115,6 +133,18 @@ object RowsV1Observations {
     val cells = accumulator(id).cells
     val text = if (cells == null) "-" else Base64.getEncoder.encodeToString(SketchCells.toBytes(cells))
     s"${result(id, forget)} $text"
+  }
+
+  /** [[resultWithCells]] and, on the lines after it, the sums of each partition folder's
+    * rows, sorted by key: `key TAB rows TAB a TAB b` (sums as signed longs; a key holds
+    * no tab or line break, section 7 escapes them). No such lines when the observation
+    * has no partition columns or saw no row.
+    */
+  def resultWithParts(id: String, forget: Boolean): String = {
+    val parts = accumulator(id).parts
+    val lines = new StringBuilder(resultWithCells(id, forget))
+    if (parts != null) parts.forEach { (key, s) => lines.append(s"\n$key\t${s(0)}\t${s(1)}\t${s(2)}") }
+    lines.toString
   }
 
   /** Drops `id` (after its result was read, or when its write failed). */

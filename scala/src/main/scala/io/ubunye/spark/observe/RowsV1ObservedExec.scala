@@ -11,7 +11,7 @@ import org.apache.spark.sql.catalyst.expressions.{Attribute, SortOrder}
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, CodeGenerator, ExprCode}
 import org.apache.spark.sql.catalyst.plans.physical.Partitioning
 import org.apache.spark.sql.execution.{CodegenSupport, SparkPlan, UnaryExecNode}
-import org.apache.spark.sql.types.{DataType, DoubleType, LongType, StructField, StructType}
+import org.apache.spark.sql.types._
 import org.apache.spark.sql.ubunye.JsonRoundTrip
 
 /** Passes its child's rows on unchanged and adds their rows-v1 sums, per partition, to
@@ -45,14 +45,24 @@ case class RowsV1ObservedExec(name: String, sums: RowsV1SumsAccumulator, child: 
       val kernel = p.newKernel()
       val partial = new Array[Long](if (trip.isDefined) 4 else 3) // [3]: the round trip failed
       val cells = if (acc.sketch) SketchCells.empty() else null
-      RowsV1ObservedExec.reportAtTaskEnd(acc, index, partial, cells)
+      val tally = if (acc.keys != null) acc.keys.newTally() else null
+      RowsV1ObservedExec.reportAtTaskEnd(acc, index, partial, cells, tally)
       def hash(r: InternalRow): Unit = {
         kernel.hashRow(r)
         partial(0) += 1; partial(1) += kernel.laneA; partial(2) += kernel.laneB
         if (cells != null) SketchCells.add(cells, kernel.laneA, kernel.laneB)
       }
       trip.map(_.newRun()) match {
-        case None => rows.map { r => hash(r); r }
+        case None => rows.map { r =>
+          hash(r)
+          if (tally != null) {
+            tally.putRow(r, acc.keys.ordinals)
+            tally.add(kernel.laneA, kernel.laneB)
+          }
+          r
+        }
+        // a json round trip is refused for a partitioned output (RowsV1Observed.jsonRoundTrip):
+        // no tally here
         case Some(run) => rows.map { r =>
           if (partial(3) == 0) {
             try run.rows(r).foreach(hash) catch { case NonFatal(_) => partial(3) = 1 }
@@ -75,10 +85,13 @@ case class RowsV1ObservedExec(name: String, sums: RowsV1SumsAccumulator, child: 
     val cells = if (sums.sketch) {
       Some(ctx.addMutableState("long[]", "rowsV1Cells", v => s"$v = new long[${SketchCells.Longs}];"))
     } else None
+    val tally = Option(sums.keys).map { keys =>
+      ctx.addMutableState(classOf[PartitionTally].getName, "rowsV1Tally", v => s"$v = $accRef.keys().newTally();")
+    }
     // partitionIndex is set when the stage's iterator starts a partition
     ctx.addPartitionInitializationStatement(
       s"${RowsV1ObservedExec.getClass.getName}.MODULE$$.reportAtTaskEnd($accRef, partitionIndex, $partial, " +
-        s"${cells.getOrElse("null")});")
+        s"${cells.getOrElse("null")}, ${tally.getOrElse("null")});")
     // the line in functions of their own (the stage's loop keeps its JIT budget for
     // its own work), the values and null flags as arguments: the first begins the
     // line, the last ends it, hashes it and adds the lanes to the partition's sums
@@ -107,9 +120,17 @@ case class RowsV1ObservedExec(name: String, sums: RowsV1SumsAccumulator, child: 
            |}""".stripMargin)
       s"$call(${fields.flatMap(f => Seq(input(f).isNull.toString, input(f).value.toString)).mkString(", ")});"
     }
+    // the row's partition values (each read after the line functions took them), then its lanes
+    val keyed = tally.map { t =>
+      val puts = sums.keys.ordinals.zipWithIndex.map { case (f, i) =>
+        s"if (${input(f).isNull}) $t.putNull($i); else $t.${RowsV1ObservedExec.put(child.output(f).dataType)}($i, ${input(f).value});"
+      }
+      (puts :+ s"$t.add($k.laneA(), $k.laneB());").mkString("\n")
+    }.getOrElse("")
     s"""
        |${evaluateVariables(input)}
        |${calls.mkString("\n")}
+       |$keyed
        |${consume(ctx, input)}
      """.stripMargin
   }
@@ -141,11 +162,26 @@ object RowsV1ObservedExec {
   }
 
   /** When the running task ends, `partial` (the partition's row count and lane sums, and
-    * when it has a fourth a failed json round trip, filled meanwhile) and `cells` (its sketch,
-    * or null) go to `sums` as partition `index`.
+    * when it has a fourth a failed json round trip, filled meanwhile), `cells` (its sketch,
+    * or null) and `tally` (its sums per partition folder, or null) go to `sums` as partition
+    * `index`.
     */
-  def reportAtTaskEnd(sums: RowsV1SumsAccumulator, index: Int, partial: Array[Long], cells: Array[Long]): Unit =
+  def reportAtTaskEnd(sums: RowsV1SumsAccumulator, index: Int, partial: Array[Long], cells: Array[Long],
+                      tally: PartitionTally): Unit =
     TaskContext.get().addTaskCompletionListener[Unit] { _ =>
-      sums.add(PartitionSums(index, partial(0), partial(1), partial(2), cells, partial.length > 3 && partial(3) != 0))
+      sums.add(PartitionSums(index, partial(0), partial(1), partial(2), cells,
+        if (tally == null) null else tally.keyed, partial.length > 3 && partial(3) != 0))
     }
+
+  /** The [[PartitionTally]] method that takes a generated value of type `t`. */
+  private def put(t: DataType): String = t match {
+    case BooleanType => "putBoolean"
+    case ByteType | ShortType | IntegerType | DateType => "putInt"
+    case LongType => "putLong"
+    case FloatType => "putFloat"
+    case DoubleType => "putDouble"
+    case TimestampType => "putLong"
+    case other if other.typeName == "timestamp_ntz" => "putLong"
+    case _ => "putObject"
+  }
 }

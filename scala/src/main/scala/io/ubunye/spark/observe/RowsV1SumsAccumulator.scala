@@ -6,11 +6,12 @@ import org.apache.spark.util.AccumulatorV2
 
 /** The rows-v1 sums of one partition: its index, row count and the two lane sums
   * modulo 2^64, and the partition's sketch cells (`SketchCells`; null when the
-  * observation takes no sketch); `broken`: a row's json round trip failed in it (the sums
-  * are not of the files).
+  * observation takes no sketch), the sums of its rows per partition folder
+  * (`PartitionTally.keyed`; null when the observation has no partition columns), and
+  * `broken`: a row's json round trip failed in it (the sums are not of the files).
   */
 final case class PartitionSums(partition: Int, rows: Long, a: Long, b: Long, cells: Array[Long] = null,
-                               broken: Boolean = false)
+                               parts: java.util.Map[String, Array[Long]] = null, broken: Boolean = false)
 
 /** The sums of an observed frame, kept per partition: a partition computed again (a
   * retried or speculative task, a stage run again, the same frame written twice)
@@ -19,14 +20,17 @@ final case class PartitionSums(partition: Int, rows: Long, a: Long, b: Long, cel
   *
   * @param sketch the observed node also takes the localisation sketch's cells
   *   (`docs/spec/rows-v1-localise.md`), merged the same way: [[cells]]
+  * @param keys the partition columns whose folders' sums it also takes (section 7), or
+  *   null: [[parts]]
   */
-class RowsV1SumsAccumulator(val sketch: Boolean = false) extends AccumulatorV2[PartitionSums, Array[Long]] {
+class RowsV1SumsAccumulator(val sketch: Boolean = false, val keys: PartitionColumns = null)
+  extends AccumulatorV2[PartitionSums, Array[Long]] {
   private val byPartition = new java.util.HashMap[Int, PartitionSums]()
 
   override def isZero: Boolean = byPartition.synchronized(byPartition.isEmpty)
 
   override def copy(): RowsV1SumsAccumulator = {
-    val c = new RowsV1SumsAccumulator(sketch)
+    val c = new RowsV1SumsAccumulator(sketch, keys)
     byPartition.synchronized(byPartition.values().forEach(p => c.add(p)))
     c
   }
@@ -61,6 +65,20 @@ class RowsV1SumsAccumulator(val sketch: Boolean = false) extends AccumulatorV2[P
     var any = false
     byPartition.values().forEach(p => any ||= p.broken)
     any
+  }
+
+  /** The sums of each partition folder's rows over every partition seen (added key by
+    * key, modulo 2^64), sorted by key; null when the observation has no partition columns.
+    */
+  def parts: java.util.SortedMap[String, Array[Long]] = if (keys == null) null else byPartition.synchronized {
+    val total = new java.util.TreeMap[String, Array[Long]]()
+    byPartition.values().forEach { p =>
+      if (p.parts != null) p.parts.forEach { (key, s) =>
+        val t = total.get(key)
+        if (t == null) total.put(key, s.clone()) else PartitionTally.addInto(t, s)
+      }
+    }
+    total
   }
 
   /** How many partitions reported their sums. */
