@@ -3,6 +3,8 @@ prints) for two runs built to differ in every way the report names: each verdict
 detail as the module's rules say (lineage/compare.py, shared/spec/run-record.md)."""
 from __future__ import annotations
 
+from typing import Any
+
 from ubunye.lineage.compare import compare_records, status_problem
 from ubunye.lineage.record import RunRecord, Step
 
@@ -340,3 +342,113 @@ def test_a_value_recorded_on_one_side_or_neither_is_unknown() -> None:
     moved = RunRecord(run_id="c", config_hash="c2", code_hash="k", environment={"python": "3.12"}, environment_hash="e")
     assert fields(full, moved)["config"] == ("changed", None)
     assert fields(full, moved)["environment"] == ("changed", None)  # a platform fact moved, the hash alike
+
+
+def test_the_status_problem_of_each_run_names_it() -> None:
+    from ubunye.lineage import ending
+
+    gone = {"host": ending.socket.gethostname(), "pid": 2**22 + 1, "boot_id": None, "start_ticks": None}
+    stopped = RunRecord(run_id="r", status="running", process=gone)
+    assert status_problem(stopped, "run A") == (
+        f"run A was abandoned (status running, but its process (pid {2**22 + 1} on {gone['host']}) is gone: it "
+        "was stopped before it could record its end): its record is not final")
+    failed, fine = RunRecord(run_id="a", status="error"), RunRecord(run_id="b", status="success")
+    assert compare_records(failed, fine).problems[0] == "run A did not succeed (status error)"
+    assert compare_records(fine, failed).problems[0] == "run B did not succeed (status error)"
+
+
+def test_a_value_missing_on_one_side_keeps_the_other_sides_value() -> None:
+    from ubunye.lineage.compare import compare_steps
+
+    full = Step("t", "input", row_count=2, schema_hash="s", data_hash=H, hash_method="rows-v1")
+    bare = Step("t", "input", hash_method="rows-v1")
+    for a, b in ((full, bare), (bare, full)):
+        diff = compare_steps("input", "t", a, b, labels=("recorded", "now"))
+        side = "now" if a is full else "recorded"
+        assert diff.row_count.to_dict() == {"name": "row_count", "verdict": "unknown", "a": a.row_count,
+                                            "b": b.row_count, "reason": f"not recorded in {side}"}
+        assert diff.schema_hash.to_dict() == {"name": "schema_hash", "verdict": "unknown", "a": a.schema_hash,
+                                              "b": b.schema_hash, "reason": f"{side}: no data hash recorded"}
+        assert (diff.data_hash.a, diff.data_hash.b) == (a.data_hash, b.data_hash)
+    with_config = RunRecord(run_id="a", config_hash="c", environment={"python": "3.11"}, environment_hash="e1")
+    without = RunRecord(run_id="b", environment={"python": "3.11"}, environment_hash="e2")
+    fields = {f.name: f.to_dict() for f in compare_records(with_config, without).fields}
+    assert fields["config"] == {"name": "config", "verdict": "unknown", "a": "c", "b": None,
+                                "reason": "not recorded in run B"}
+    assert (fields["environment"]["verdict"], fields["environment"]["a"], fields["environment"]["b"]) == (
+        "changed", "e1", "e2")
+
+
+def test_a_changed_data_hash_says_which_rows_and_partitions() -> None:
+    from ubunye.hashing.digest import LaneSums
+    from ubunye.hashing.partition_sums import to_record
+    from ubunye.hashing.sketch import row_name, sketch_of_lanes
+    from ubunye.lineage.compare import compare_steps, describe_problem
+
+    def step(data: str, lanes: list[tuple[int, int]], days: list[str]) -> Step:
+        sums = {f"day={d}": LaneSums(1, *lane) for d, lane in zip(days, lanes)}
+        return Step("t", "output", row_count=2, schema_hash="s", data_hash=data, hash_method="rows-v1",
+                    sketch=sketch_of_lanes(lanes).to_record(), partitions=to_record(["day"], sums))
+
+    before = step(H, [(1, 2), (3, 4)], ["1", "2"])
+    after = step("sha256:" + "b" * 64, [(1, 2), (5, 6)], ["1", "3"])
+    diff = compare_steps("output", "t", before, after)
+    assert diff.where is not None and diff.where.to_dict() == {
+        "complete": True, "summary": "1 row removed, 1 added", "removed": [row_name(3, 4)], "added": [row_name(5, 6)]}
+    assert diff.partitions == [{"partition": "day=2", "rows_before": 1, "rows_after": None},
+                               {"partition": "day=3", "rows_before": None, "rows_after": 1}]
+    assert describe_problem(diff).endswith("; 1 row removed, 1 added; partitions changed: day=2 (removed, 1 rows), "
+                                           "day=3 (added, 1 rows)")
+    same = compare_steps("output", "t", before, before)
+    assert (same.where, same.partitions) == (None, None)  # only a changed hash is localised
+
+
+def test_the_reader_entry_of_an_input_in_each_case() -> None:
+    from ubunye.lineage.compare import compare_steps
+
+    def reader(options: Any, schema: Any = None) -> Step:
+        return Step("t", "input", row_count=2, schema_hash="s", data_hash=H, hash_method="rows-v1",
+                    options=options, schema=schema)
+
+    comma = {"options": {"sep": ","}, "schema": None}
+    assert compare_steps("input", "t", reader(None), reader({"sep": ","})).reader.to_dict() == {
+        "name": "reader", "verdict": "unknown", "a": None, "b": comma,
+        "reason": "reader settings not recorded in run A"}
+    assert compare_steps("input", "t", reader({"sep": ","}), reader(None)).reader.to_dict() == {
+        "name": "reader", "verdict": "unknown", "a": comma, "b": None,
+        "reason": "reader settings not recorded in run B"}
+    assert compare_steps("input", "t", reader({"sep": ","}), reader({"sep": ","})).reader.to_dict() == {
+        "name": "reader", "verdict": "unchanged", "a": comma, "b": comma}
+    moved = compare_steps("input", "t", reader({"sep": ","}), reader({"sep": ";"}, "a INT")).reader.to_dict()
+    assert moved == {"name": "reader", "verdict": "changed", "a": comma, "b": {"options": {"sep": ";"}, "schema": "a INT"},
+                     "reason": "option sep ',' -> ';'; schema inferred -> 'a INT'"}
+
+
+def test_rules_without_columns_pair_and_a_rule_in_both_runs_is_never_re_paired() -> None:
+    def names(la: list[dict[str, object]], lb: list[dict[str, object]]) -> list[tuple[str, str]]:
+        compared = compare_records(RunRecord(run_id="a", expectations=la), RunRecord(run_id="b", expectations=lb))
+        return [(e.name, e.verdict) for e in compared.expectations]
+
+    no_column = {k: v for k, v in _rule("n1", "row_count", None).items() if k != "column"}
+    assert names([no_column], [_rule("n2", "row_count", "")]) == [("o.n1", "unchanged")]  # absent, null, "": none
+    both, other = _rule("kept", "unique", "x"), _rule("other", "unique", "x", passed=False)
+    assert names([_rule("old", "unique", "x"), both], [both]) == [("o.old", "missing"), ("o.kept", "unchanged")]
+    assert names([both], [other, both]) == [("o.kept", "unchanged"), ("o.other", "missing")]
+
+
+def test_a_rule_checked_in_one_run_only_keeps_the_other_runs_outcome() -> None:
+    a = RunRecord(run_id="a", expectations=[_rule("r1", "unique", "x")])
+    b = RunRecord(run_id="b", expectations=[_rule("r2", "not_null", "y")])
+    outcome = {"passed": True, "failed": 0, "total": 1, "severity": None}
+    assert [e.to_dict() for e in compare_records(a, b).expectations] == [
+        {"name": "o.r1", "verdict": "missing", "a": outcome, "b": None, "reason": "not checked in run B",
+         "output": "o", "rule": "r1"},
+        {"name": "o.r2", "verdict": "missing", "a": None, "b": outcome, "reason": "not checked in run A",
+         "output": "o", "rule": "r2"}]
+
+
+def test_an_equal_timing_is_unchanged() -> None:
+    a = RunRecord(run_id="a", timings=[{"step": "Reader", "input": "p", "seconds": 2.0}])
+    (timing,) = compare_records(a, a).timings
+    assert (timing.name, timing.verdict, timing.detail) == ("Reader(p)", "unchanged",
+                                                            {"step": "Reader", "target": "p", "ratio": 1.0})

@@ -232,3 +232,75 @@ def test_the_partition_entry_is_a_fail_rule_of_its_own() -> None:
     assert (entry["rule"], entry["kind"], entry["severity"]) == ("o_quarantine_partition", "quarantine_partition",
                                                                  "fail")
     assert (entry["failed"], entry["total"]) == (1, 5)
+
+
+def _entry(rule: str, kind: str, severity: str, column: Any, failed: int, total: int, **more: Any) -> dict[str, Any]:
+    return {"output": "clean", "rule": rule, "kind": kind, "severity": severity, "column": column, "failed": failed,
+            "total": total, "passed": failed == 0, "side": "output", **more}
+
+
+def test_the_record_entries_and_the_stopping_lines_of_one_output() -> None:
+    """Every rule's entry as the record keeps it; only a broken ``fail`` rule, or a ``quarantine`` rule on a
+    column the output lacks, stops the run; only a ``quarantine`` rule sets rows aside."""
+    frame = pd.DataFrame({"id": [1, None, 3, None, 5], "name": ["a", "b", None, "d", "e"], "age": [1, 2, 3, 4, 5]})
+    rules = RuleSet([
+        Rule("id_not_null", "not_null", "quarantine", column="id"),
+        Rule("code_not_null", "not_null", "quarantine", column="code"),  # no such column: cannot sort rows
+        Rule("note_not_null", "not_null", "warn", column="note"),  # no such column, but only a warning
+        Rule("age_not_null", "not_null", "fail", column="age"),  # holds
+        Rule("name_not_null", "not_null", "fail", column="name"),  # broken by a row that is not quarantined
+    ], quarantine="bad", reconcile=(Reconcile(input="src", checks_rows=True),))
+    checked = guards.check_output(PandasBackend(), "clean", frame, rules, {"src": (5, {})})
+    assert checked.entries == [
+        _entry("id_not_null", "not_null", "quarantine", "id", 2, 5),
+        _entry("code_not_null", "not_null", "quarantine", "code", 5, 5, detail="no column 'code'"),
+        _entry("note_not_null", "not_null", "warn", "note", 5, 5, detail="no column 'note'"),
+        _entry("age_not_null", "not_null", "fail", "age", 0, 5),
+        _entry("name_not_null", "not_null", "fail", "name", 1, 5),
+        _entry("rows_from_src", "reconcile", "fail", None, 0, 5,
+               detail="5 rows read from src, 5 reached clean: 0 lost, 0 gained ()"),
+        _entry("clean_quarantine_partition", "quarantine_partition", "fail", None, 0, 5,
+               detail="5 rows = 3 in clean + 2 in bad", rows=5, clean_rows=3, quarantined_rows=2),
+    ]
+    assert checked.broken == ["clean: code_not_null (not_null) broken by 5 of 5 (no column 'code')",
+                              "clean: name_not_null (not_null) broken by 1 of 5"]
+    assert checked.quarantined[FAILED_RULES_COLUMN].tolist() == ["id_not_null", "id_not_null"]
+    assert pd.isna(checked.clean["name"].iloc[1])  # the fail rule's broken row is not set aside
+
+
+class RowsBackend(OwnBackend):
+    """A backend of another kind whose frames are lists of dicts, seen through its own port."""
+
+    name = "rows"
+
+    def port(self, frame: Any) -> Any:
+        columns = {k: "string" for row in frame for k in row}
+        return SimpleNamespace(schema=columns, count=lambda: len(frame))
+
+    def check(self, frame: Any, rules: Any) -> list[Any]:
+        return []
+
+    def split_rows(self, frame: Any, rules: Any, column: str) -> tuple[Any, Any]:
+        return frame[:1], frame[2:]  # loses a row: neither clean nor quarantined
+
+    def materialise_rows(self, frame: Any) -> Any:
+        return frame
+
+
+def test_a_frame_without_column_names_is_seen_through_its_backend() -> None:
+    rows = [{"id": "1", FAILED_RULES_COLUMN: "x"}]
+    with pytest.raises(EngineError, match=rf"^output 'clean' has a column named {FAILED_RULES_COLUMN}"):
+        guards.check_output(RowsBackend(), "clean", rows, RuleSet([], quarantine="bad"), {})
+
+
+def test_the_engines_column_is_refused_before_the_rows_are_converted() -> None:
+    frame = pd.DataFrame({"a": [1, "x"], FAILED_RULES_COLUMN: ["y", "z"]})  # mixed types: Arrow cannot convert "a"
+    with pytest.raises(EngineError, match=rf"^output 'clean' has a column named {FAILED_RULES_COLUMN}"):
+        guards.check_output(PandasBackend(), "clean", frame, RuleSet([RULE], quarantine="bad"), {})
+
+
+def test_rows_in_neither_output_stop_the_run() -> None:
+    rows = [{"id": "1"}, {"id": "2"}, {"id": "3"}]
+    checked = guards.check_output(RowsBackend(), "clean", rows, RuleSet([], quarantine="bad"), {})
+    assert checked.broken == ["clean: clean_quarantine_partition (quarantine_partition) broken by 1 of 3 "
+                              "(3 rows but 1 in clean + 1 in bad)"]

@@ -150,5 +150,88 @@ def test_publishing_never_raises(tmp_path: Path, caplog: pytest.LogCaptureFixtur
     (tmp_path / KNOWN_DIR).write_text("a file where the folder goes")
     with caplog.at_level(logging.WARNING, logger="ubunye.lineage.known"):
         KnownHashes(store).publish(record, {"input:people": LOC})
-    assert [r.getMessage().startswith(f"could not note the hash of people in {tmp_path / KNOWN_DIR}: ")
-            for r in caplog.records] == [True]
+    (message,) = [r.getMessage() for r in caplog.records]
+    assert message.startswith(f"could not note the hash of people in {tmp_path / KNOWN_DIR}: ")
+    assert message.endswith(f"Not a directory: '{tmp_path / KNOWN_DIR / location_key(LOC)}'")  # the error itself
+
+
+def test_a_location_whose_name_is_not_utf8_is_published_and_found(tmp_path: Path) -> None:
+    odd = os.fsdecode(b"/data/caf\xe9.csv")  # a file name in Latin-1, as Python decodes it ("\udce9")
+    assert location_key(odd) == hashlib.sha256(b"/data/caf\xe9.csv").hexdigest()
+    store = RecordStore(tmp_path)
+    known = KnownHashes(store)
+    known.publish(stored(tmp_path, "run-1", signed()), {"input:people": odd})
+    (entry,) = entries(tmp_path)
+    assert entry.parent.name == location_key(odd)
+    found = known.find(odd, "files:sha256:abc", lambda: S)
+    assert found is not None and found.source == "shop/orders/clean/run-1:input:people"
+
+
+def test_a_step_that_cannot_be_published_does_not_stop_the_next(tmp_path: Path) -> None:
+    unsigned = signed("early", storage_signature=None)
+    record = stored(tmp_path, "run-1", signed("nowhere"), unsigned, signed())
+    KnownHashes(RecordStore(tmp_path)).publish(record, {"input:early": "/data/early.csv", "input:people": LOC})
+    (entry,) = entries(tmp_path)  # "nowhere" has no location, "early" no signature: both skipped, people kept
+    assert json.loads(entry.read_text())["step"] == "input:people"
+
+
+def test_an_entry_is_named_by_its_signature_and_its_content(tmp_path: Path) -> None:
+    """The name is fixed by what the entry says, whatever the writer: two writers (or two versions)
+    publishing the same entry make one object, not two."""
+    record = stored(tmp_path, "run-1", signed())
+    KnownHashes(RecordStore(tmp_path)).publish(record, {"input:people": LOC})
+    (entry,) = entries(tmp_path)
+    doc = json.loads(entry.read_text())
+    ident = hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:32]
+    short = hashlib.sha256(b"files:sha256:abc").hexdigest()[:16]
+    assert entry.name == f"{short}-{ident}.json"
+
+
+def _old_layout(root: Path, *listed: dict[str, object]) -> None:
+    old = root / KNOWN_DIR / f"{location_key(LOC)}.json"
+    old.parent.mkdir(parents=True, exist_ok=True)
+    old.write_text(json.dumps({"entries": list(listed)}))
+
+
+def _entry(**kw: object) -> dict[str, object]:
+    return {"signature": "files:sha256:abc", "schema_hash": S, "data_hash": H, "task_path": "shop/orders/clean",
+            "usecase": "shop", "package": "orders", "task": "clean", "run_id": "run-1", "step": "input:people",
+            **kw}
+
+
+def test_a_lookup_passes_over_entries_of_another_signature_or_schema_or_record(tmp_path: Path) -> None:
+    store = RecordStore(tmp_path)
+    stored(tmp_path, "run-1", signed())
+    _old_layout(tmp_path, _entry(signature="files:sha256:other"), _entry(schema_hash="sha256:old-schema"),
+                _entry(run_id="run-gone"), _entry())
+    asked: list[int] = []
+    found = KnownHashes(store).find(LOC, "files:sha256:abc", lambda: asked.append(1) or S)  # type: ignore[func-returns-value]
+    assert found is not None and found.source == "shop/orders/clean/run-1:input:people"
+    assert asked == [1]  # the schema is hashed once, however many entries are tried
+
+
+class Unlistable:
+    """A store backend whose listing of the index fails (an object store that refuses to list it)."""
+
+    def __init__(self, blobs: object) -> None:
+        self._blobs = blobs
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._blobs, name)
+
+    def listdir(self, prefix: str) -> object:
+        if prefix.startswith(KNOWN_DIR):
+            raise PermissionError(13, "listing refused", prefix)
+        return self._blobs.listdir(prefix)  # type: ignore[attr-defined]
+
+
+def test_an_index_that_cannot_be_listed_still_reads_the_old_layout(tmp_path: Path) -> None:
+    record = stored(tmp_path, "run-1", signed())
+    store = RecordStore(tmp_path)
+    known = KnownHashes(store)
+    known.publish(record, {"input:people": LOC})
+    store.blobs = Unlistable(store.blobs)  # type: ignore[assignment]
+    assert known.find(LOC, "files:sha256:abc", lambda: S) is None  # no failure: nothing found
+    _old_layout(tmp_path, _entry())
+    found = known.find(LOC, "files:sha256:abc", lambda: S)
+    assert found is not None and found.source == "shop/orders/clean/run-1:input:people"

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from ubunye.lineage.record import RunRecord, Step
-from ubunye.lineage.verify import file_format, verify_record
+from ubunye.lineage import verify
+from ubunye.lineage.verify import VerifyError, file_format, verify_record
 
 H = "sha256:" + "b" * 64
 
@@ -88,6 +89,7 @@ def test_why_a_step_cannot_be_re_hashed(tmp_path: Path, location: Any, fmt: str,
     check = result.steps[0]
     why = reason.format(tmp=tmp_path)
     assert (check.verdict, check.reason, check.diff, check.now, check.engine) == (verdict, why, None, None, engine)
+    assert check.location == where
     assert check.format == ("delta" if fmt == "delta" else None)
     assert result.problems == [f"input 't': {verdict} ({why})"]
     assert hasher.calls == []
@@ -112,6 +114,7 @@ def test_the_hasher_gets_the_reader_settings_the_run_used(tmp_path: Path) -> Non
                      options={"z": "***", "sep": ";", "a": "***"}), hasher).steps[0]
     assert check.reason == ("the run's reader option 'a' is masked in the record: it cannot be read again as "
                             "the run read it")
+    assert (check.verdict, check.format) == ("unknown", "csv")
     assert len(hasher.calls) == 2
 
 
@@ -139,3 +142,70 @@ def test_the_format_from_file_names(tmp_path: Path) -> None:
     assert file_format(Step("x", "output", "parquet"), tmp_path / "tbl") == "parquet"  # the recorded one first
     assert file_format(Step("x", "output"), tmp_path / "tbl") == "delta"
     assert file_format(Step("x", "output"), tmp_path / "absent") is None
+
+
+def test_an_unknown_engine_is_refused_naming_the_engines() -> None:
+    with pytest.raises(VerifyError, match=r"^unknown engine 'polars': use auto, pandas, arrow, spark$"):
+        verify_record(RunRecord("r", status="success"), engine="polars", hasher=Hasher(fp()))
+
+
+def test_spark_re_hashes_remote_locations_and_delta_tables(tmp_path: Path) -> None:
+    (tmp_path / "tbl" / "_delta_log").mkdir(parents=True)
+    hasher = Hasher(fp())
+    remote = one(Step("t", "input", "parquet", "s3://b/t", 2, "sha256:s", H, "rows-v1"), hasher, engine="spark")
+    assert remote.steps[0].verdict == "unchanged" and remote.problems == []
+    delta = one(Step("t", "output", None, str(tmp_path / "tbl"), 2, "sha256:s", H, "rows-v1"), hasher,
+                engine="spark")
+    assert delta.steps[0].verdict == "unchanged" and delta.steps[0].format == "delta"
+    assert hasher.calls == [(("s3://b/t", "parquet", "spark"), {}), ((str(tmp_path / "tbl"), "delta", "spark"), {})]
+
+
+def test_a_relative_location_without_a_usecase_folder_is_read_from_the_working_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t.csv").write_text("a\n1\n2\n", encoding="utf-8")
+    hasher = Hasher(fp())
+    assert one(Step("t", "output", "csv", "t.csv", 2, "sha256:s", H, "rows-v1"), hasher).problems == []
+    assert hasher.calls == [(("t.csv", "csv", "pandas"), {})]
+
+
+def test_the_time_a_step_took_to_re_hash(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "t.csv").write_text("a\n", encoding="utf-8")
+    ticks = iter([10.0, 10.12345678])
+    monkeypatch.setattr(verify.time, "perf_counter", lambda: next(ticks))
+    check = one(Step("t", "output", "csv", str(tmp_path / "t.csv"), 2, "sha256:s", H, "rows-v1")).steps[0]
+    assert check.seconds == 0.123457  # rounded to the microsecond
+
+
+def test_each_side_is_named_recorded_or_now_in_the_reasons(tmp_path: Path) -> None:
+    (tmp_path / "t.csv").write_text("a\n", encoding="utf-8")
+    failed = SimpleNamespace(row_count=None, schema_hash="sha256:s", data_hash=None, method="rows-v1",
+                             engine="arrow", error="boom")
+    step = Step("t", "output", "csv", str(tmp_path / "t.csv"), None, "sha256:s", None, None)
+    result = one(step, Hasher(failed))
+    assert result.problems == ["output 't': row count unknown (recorded in neither recorded nor now), schema hash not "
+                               "comparable (hashed by different methods: none recorded vs rows-v1), data hash "
+                               "unknown (recorded: not hashed when the run was recorded; now: hash failed: boom)"]
+    assert result.steps[0].diff.location.to_dict() == {"name": "location", "verdict": "unchanged",
+                                                       "a": step.location, "b": step.location}
+
+
+def test_the_problems_of_a_run_that_failed_or_recorded_nothing() -> None:
+    failed = verify_record(RunRecord("r", status="error"), hasher=Hasher(fp()))
+    assert failed.problems == ["the run did not succeed (status error)", "the run recorded no input or output"]
+    assert not failed.data_proven_same
+
+
+def test_the_real_hasher_reads_with_the_recorded_format_options_and_schema(tmp_path: Path) -> None:
+    from ubunye.hashing import fingerprint
+    from ubunye.io import read_table
+
+    path = tmp_path / "people.txt"  # the name says no format: the recorded one is used
+    path.write_text("id;name\n1;Thabo\n2;Anna\n", encoding="utf-8")
+    got = verify.default_hasher(str(path), "csv", "pandas", {"sep": ";"}, "id STRING, name STRING")
+    want = fingerprint(read_table(str(path), "csv", options={"sep": ";"}, schema="id STRING, name STRING"))
+    assert (got.row_count, got.schema_hash, got.data_hash) == (2, want.schema_hash, want.data_hash)
+    inferred = verify.default_hasher(str(path), "csv", "pandas", {"sep": ";"})
+    assert inferred.schema_hash != got.schema_hash  # the schema given is the one read with (id inferred as int)
+    unseparated = verify.default_hasher(str(path), "csv", "pandas", {}, "id STRING, name STRING")
+    assert unseparated.data_hash != want.data_hash  # the options given are the ones read with
