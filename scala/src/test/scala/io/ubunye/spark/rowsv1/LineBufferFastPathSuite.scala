@@ -299,6 +299,22 @@ class LineBufferFastPathSuite extends AnyFunSuite {
     }
   }
 
+  test("the lanes are the first two big-endian longs of the line's SHA-256, for every row in turn") {
+    // an oracle outside the kernel: the other tests compare two kernel paths, which share
+    // the digest and the byte order
+    val k = RowsV1Plan(schema).newKernel()
+    rows.foreach { r =>
+      val sha = java.security.MessageDigest.getInstance("SHA-256").digest(k.lineBytes(r))
+      val want = java.nio.ByteBuffer.wrap(sha)
+      k.hashRow(r)
+      assert((k.laneA, k.laneB) == ((want.getLong(0), want.getLong(8))), r)
+      assert((k.lanes.getLong(0), k.lanes.getLong(1)) == ((k.laneA, k.laneB)))
+    }
+    // and a fixed anchor: the all-null row's line `{}`
+    k.hashRow(null)
+    assert((k.laneA, k.laneB) == ((0x44136fa355b3678aL, 0x1146ad16f7e8649eL)))
+  }
+
   test("members are written with their comma, whichever members are null") {
     val k = RowsV1Plan(schema).newKernel()
     def line(r: InternalRow) = new String(k.lineBytes(r), UTF_8)
