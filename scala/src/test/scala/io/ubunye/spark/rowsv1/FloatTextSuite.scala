@@ -70,6 +70,33 @@ class FloatTextSuite extends AnyFunSuite {
     }
   }
 
+  test("on any JDK, random texts are the shortest decimals that read back, the closest of their length") {
+    // an oracle that needs no JDK 19+ toString (the test above only checks on JDK 19+):
+    // the text parses back to the value; no decimal one digit shorter does (both neighbours
+    // at that length, from 3 digits on: 1 and 2 digits compete, spec of Double.toString);
+    // among decimals of its length it is the closest, ties to even, where that one reads back
+    def check(text: String, exact: java.math.BigDecimal, readsBack: String => Boolean): Unit = {
+      assert(readsBack(text), text)
+      val d = new java.math.BigDecimal(text)
+      val n = d.stripTrailingZeros.precision
+      if (n >= 3) Seq(java.math.RoundingMode.FLOOR, java.math.RoundingMode.CEILING).foreach { mode =>
+        val shorter = exact.round(new java.math.MathContext(n - 1, mode))
+        assert(!readsBack(shorter.toString), s"$text: $shorter is shorter")
+      }
+      val closest = exact.round(new java.math.MathContext(math.max(n, 2), java.math.RoundingMode.HALF_EVEN))
+      if (readsBack(closest.toString)) assert(d.compareTo(closest) == 0, s"$text: $closest is closer")
+    }
+    val tiny = (1 to 8).map(_ * Double.MinPositiveValue) // subnormals below 3 ulps take a digit more (dk)
+    (FloatTextCheck.doubles(20000, 7) ++ tiny).filter(d => !d.isNaN && !d.isInfinite && d != 0).foreach { v =>
+      check(ShortestDecimal.doubleToString(v), new java.math.BigDecimal(v),
+        t => java.lang.Double.doubleToRawLongBits(t.toDouble) == java.lang.Double.doubleToRawLongBits(v))
+    }
+    (FloatTextCheck.floats(20000, 7) ++ (1 to 8).map(_ * Float.MinPositiveValue)).filter(f => !f.isNaN && !f.isInfinite && f != 0).foreach { v =>
+      check(ShortestDecimal.floatToString(v), new java.math.BigDecimal(v.toDouble),
+        t => java.lang.Float.floatToRawIntBits(t.toFloat) == java.lang.Float.floatToRawIntBits(v))
+    }
+  }
+
   test("the power-of-ten helpers match exact values") {
     (-1000 to 1000).foreach { e =>
       val p2 = BigDecimal(2).pow(e)

@@ -8,7 +8,7 @@ import java.time.temporal.ChronoField
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{GenericInternalRow, UnsafeProjection}
-import org.apache.spark.sql.catalyst.util.GenericArrayData
+import org.apache.spark.sql.catalyst.util.{ArrayBasedMapData, GenericArrayData}
 import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.Platform
@@ -297,6 +297,71 @@ class LineBufferFastPathSuite extends AnyFunSuite {
       }
       assert(new String(k.lineBytes(row), UTF_8) == members.mkString("{", ",", "}"), s"row $i")
     }
+  }
+
+  test("the lanes are the first two big-endian longs of the line's SHA-256, for every row in turn") {
+    // an oracle outside the kernel: the other tests compare two kernel paths, which share
+    // the digest and the byte order
+    val k = RowsV1Plan(schema).newKernel()
+    rows.foreach { r =>
+      val sha = java.security.MessageDigest.getInstance("SHA-256").digest(k.lineBytes(r))
+      val want = java.nio.ByteBuffer.wrap(sha)
+      k.hashRow(r)
+      assert((k.laneA, k.laneB) == ((want.getLong(0), want.getLong(8))), r)
+      assert((k.lanes.getLong(0), k.lanes.getLong(1)) == ((k.laneA, k.laneB)))
+    }
+    // and a fixed anchor: the all-null row's line `{}`
+    k.hashRow(null)
+    assert((k.laneA, k.laneB) == ((0x44136fa355b3678aL, 0x1146ad16f7e8649eL)))
+  }
+
+  /** The line of a row with one map column `m` of the given key type and long values. */
+  private def mapLine(keyType: DataType, keys: Seq[Any], values: Seq[Any]): String = {
+    val k = RowsV1Plan(new StructType().add("m", MapType(keyType, LongType, valueContainsNull = true))).newKernel()
+    val map = new ArrayBasedMapData(new GenericArrayData(keys.toArray), new GenericArrayData(values.toArray))
+    new String(k.lineBytes(new GenericInternalRow(Array[Any](map))), UTF_8)
+  }
+
+  test("map entries are sorted by key value for every key type, keys quoted, null values kept") {
+    // keys given out of order, where the order of their texts differs from their values'
+    val dec = (s: String) => Decimal(BigDecimal(s), 4, 1)
+    val cases = Seq[(DataType, Seq[Any], String)](
+      (BooleanType, Seq(true, false), """"false":1,"true":0"""),
+      (ByteType, Seq(10.toByte, -2.toByte, 9.toByte), """"-2":1,"9":2,"10":0"""),
+      (ShortType, Seq(10.toShort, -2.toShort, 9.toShort), """"-2":1,"9":2,"10":0"""),
+      (IntegerType, Seq(10, -2, 9), """"-2":1,"9":2,"10":0"""),
+      (LongType, Seq(10L, -2L, 9L), """"-2":1,"9":2,"10":0"""),
+      (FloatType, Seq(10f, -2.5f, 9f), """"-2.5":1,"9.0":2,"10.0":0"""),
+      (DoubleType, Seq(10d, -2.5d, 9d), """"-2.5":1,"9.0":2,"10.0":0"""),
+      (DecimalType(4, 1), Seq(dec("10.0"), dec("-2.5"), dec("9.0")), """"-2.5":1,"9.0":2,"10.0":0"""),
+      (StringType, Seq("\u00e9", "z", "a").map(UTF8String.fromString), """"a":2,"z":1,"\u00e9":0"""),
+      (BinaryType, Seq(Array(0xff.toByte), Array(1.toByte), Array(0x7f.toByte)), """"AQ==":1,"fw==":2,"/w==":0"""),
+      (DateType, Seq(10, -2, 9), """"1969-12-30":1,"1970-01-10":2,"1970-01-11":0"""),
+      (TimestampType, Seq(10L, -2L, 9L),
+        """"1969-12-31T23:59:59.999998Z":1,"1970-01-01T00:00:00.000009Z":2,"1970-01-01T00:00:00.000010Z":0"""))
+    cases.foreach { case (dt, keys, want) =>
+      assert(mapLine(dt, keys, keys.indices.map(_.toLong)) == s"""{"m":{$want}}""", dt)
+    }
+    assert(mapLine(IntegerType, Seq(3, 1, 2), Seq(0L, null, 2L)) == """{"m":{"1":null,"2":2,"3":0}}""")
+    assert(mapLine(IntegerType, Seq(), Seq()) == """{"m":{}}""")
+  }
+
+  test("maps of 0..40 entries in random order (insertion and merge sort) give their entries by key") {
+    val r = new scala.util.Random(7)
+    val k = RowsV1Plan(new StructType().add("m", MapType(IntegerType, StringType))).newKernel()
+    (0 to 40).foreach { n =>
+      val keys = r.shuffle((-60 to 60).toList).take(n)
+      val values = keys.map(key => if (key % 5 == 0) null else UTF8String.fromString(s"v$key"))
+      val map = new ArrayBasedMapData(new GenericArrayData(keys.toArray[Any]), new GenericArrayData(values.toArray[Any]))
+      val entries = keys.sorted.map(key => s""""$key":""" + (if (key % 5 == 0) "null" else s""""v$key""""))
+      assert(new String(k.lineBytes(new GenericInternalRow(Array[Any](map))), UTF_8) == entries.mkString("""{"m":{""", ",", "}}"),
+        s"$n entries")
+    }
+  }
+
+  test("a map holding a key twice has no canonical text: an error naming the column and the key") {
+    val e = intercept[RowsV1Error](mapLine(StringType, Seq("b", "a", "b").map(UTF8String.fromString), Seq(0L, 1L, 2L)))
+    assert(e.getMessage.contains("column 'm'") && e.getMessage.contains("\"b\" twice"), e.getMessage)
   }
 
   test("members are written with their comma, whichever members are null") {

@@ -55,6 +55,19 @@ class LineBufferSuite extends AnyFunSuite {
     }
   }
 
+  test("decimals on both sides of BigDecimal.toString's switch to E notation (adjusted exponent -6 / -7)") {
+    // the plain fast path must stop where toString starts writing 1E-7: few random decimals get there
+    for {
+      scale <- 0 to 18
+      unscaled <- Seq(1L, 7L, 12L, 123L, 100000L, 1234567L, 999999999999999999L)
+      sign <- Seq(1L, -1L)
+      if BigInt(unscaled).toString.length <= 18
+    } {
+      val v = java.math.BigDecimal.valueOf(sign * unscaled, scale)
+      assert(text(_.putDecimal(Decimal(v, 18, scale))) == v.toString, s"$v (18, $scale)")
+    }
+  }
+
   test("strings are escaped as Jackson escapes them, everything else raw") {
     val s = "a\"b\\c/d\u0000\u0001\u0008\t\n\u000b\u000c\r\u001f\u007f\u2028é😀"
     val want = "\"a\\\"b\\\\c/d\\u0000\\u0001\\b\\t\\n\\u000B\\f\\r\\u001F\u007f\u2028é😀\""
