@@ -15,9 +15,13 @@ import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, UnaryNode}
   * @param jsonRoundTrip when set, the rows hashed are not the frame's but what Spark's json
   *   writer and reader make of each (`JsonRoundTrip`, these options): the hash of the json
   *   files the write creates, taken in the same pass
+  *
+  * It references every column of its child ([[ReadsAllOfChild]]): a query that reads only
+  * some columns of an observed frame must not have the optimizer prune the others below the
+  * node, or the sums would be of those columns only (with the right row count).
   */
 case class RowsV1Observed(id: String, sums: RowsV1SumsAccumulator, child: LogicalPlan,
-                          jsonRoundTrip: Option[JsonOptions] = None) extends UnaryNode {
+                          jsonRoundTrip: Option[JsonOptions] = None) extends UnaryNode with ReadsAllOfChild {
   override def output: Seq[Attribute] = child.output
   override def maxRows: Option[Long] = child.maxRows
 
