@@ -75,8 +75,8 @@ def test_a_failed_observed_write_leaves_no_observation_behind(
     attached: list[tuple[str, Any]] = []
     real_attach = observations.attach
 
-    def attach(frame: Any, name: str) -> Any:
-        observed = real_attach(frame, name)
+    def attach(frame: Any, name: str, *args: Any, **kwargs: Any) -> Any:
+        observed = real_attach(frame, name, *args, **kwargs)
         attached.append((name, observed))
         return observed
 
