@@ -4,6 +4,7 @@ record by its location in an object store, the marker written before a record th
 from __future__ import annotations
 
 import os
+import shutil
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 
 from ubunye.lineage.errors import AmbiguousRunId, RecordNotFound, UnreadableRecord
 from ubunye.lineage.record import RunRecord, Step
-from ubunye.lineage.store import LatestUnknown, RecordStore, open_store
+from ubunye.lineage.store import LatestUnknown, RecordStore, UnreadableRecordWarning, open_store
 from ubunye.lineage.store import index as index_module
 
 T0 = datetime(2026, 3, 1, 8, 0, tzinfo=timezone.utc)
@@ -117,3 +118,58 @@ def test_find_through_the_index_refuses_as_the_records_do(indexed: Path) -> None
     for prefix in ("", "run-1/x", "run-1\\x", "nope"):
         with pytest.raises(RecordNotFound):
             store.find(*TASK, prefix)
+
+
+def test_where_each_record_of_a_run_is(tmp_path: Path) -> None:
+    store = RecordStore(tmp_path)
+    running = _record("r-1", 0, "running")
+    assert store.write(running) == store.started_path_for(*TASK, "r-1") == store.record_path(running) == (
+        tmp_path / "shop" / "orders" / "clean" / "_started" / "r-1.json")
+    store.write(_record("r-1", 0))
+    store.write(_record("r-2", 1, "running"))
+    assert store.path_for(*TASK, "r-1") == store.record_path(_record("r-1", 0)) == tmp_path / "shop/orders/clean/r-1.json"
+    assert store.run_files(*TASK) == [tmp_path / "shop/orders/clean/r-1.json",
+                                      tmp_path / "shop/orders/clean/_started/r-2.json"]
+
+
+def test_latest_runs_gives_one_run_unless_asked_for_more(tmp_path: Path) -> None:
+    store = RecordStore(tmp_path)
+    for i in range(3):
+        store.write(_record(f"r-{i}", i))
+    assert [r.run_id for r in store.latest_runs(*TASK)] == ["r-2"]
+
+
+def test_no_record_names_the_task_and_its_folder(tmp_path: Path) -> None:
+    store = RecordStore(tmp_path)
+    with pytest.raises(RecordNotFound) as none:
+        store.find(*TASK)
+    folder = tmp_path / "shop" / "orders" / "clean"
+    assert (none.value.task_path, none.value.where, str(none.value)) == (
+        "shop/orders/clean", folder, f"no run of shop/orders/clean in {folder}")
+
+
+@pytest.mark.parametrize("count, before, what", [
+    (1, None, "the latest run"), (2, None, "one of the 2 latest runs"), (1, "zeta-77", "the run before run zeta-77"),
+])
+def test_the_index_names_a_damaged_file_that_may_be_a_run_asked_for(indexed: Path, count: int, before: object,
+                                                                     what: str) -> None:
+    damaged = indexed / "shop" / "orders" / "clean" / "new.json"
+    damaged.write_text("{", encoding="utf-8")  # written now: newer than every run
+    store = RecordStore(indexed, index=True)
+    edge = store.find(*TASK, before) if before else None
+    with pytest.raises(LatestUnknown) as unknown:
+        store.latest_runs(*TASK, count, before=edge)
+    assert unknown.value.path == damaged and unknown.value.reason.startswith("is unreadable: ")
+    assert str(unknown.value).startswith(f"{what} of shop/orders/clean may be {damaged}, which is unreadable: ")
+
+
+def test_the_index_names_an_old_damaged_file_when_fewer_runs_are_there_than_asked_for(indexed: Path) -> None:
+    old = indexed / "shop" / "orders" / "clean" / "run-0.json"
+    old.write_bytes(old.read_bytes()[:30])
+    os.utime(old, ((T0 - timedelta(hours=1)).timestamp(),) * 2)
+    shutil.rmtree(indexed / ".index")  # built again, with the damaged file in it
+    store = RecordStore(indexed, index=True)
+    with pytest.warns(UnreadableRecordWarning, match="run-0.json"):
+        assert [r.run_id for r in store.latest_runs(*TASK, 3)] == ["zeta-77", "run-2", "run-1"]
+    with pytest.raises(LatestUnknown, match="run-0.json"):  # it may be the fourth
+        store.latest_runs(*TASK, 9)
