@@ -173,3 +173,13 @@ def test_the_index_names_an_old_damaged_file_when_fewer_runs_are_there_than_aske
         assert [r.run_id for r in store.latest_runs(*TASK, 3)] == ["zeta-77", "run-2", "run-1"]
     with pytest.raises(LatestUnknown, match="run-0.json"):  # it may be the fourth
         store.latest_runs(*TASK, 9)
+
+
+def test_the_index_names_a_record_without_a_start_time_written_late(indexed: Path) -> None:
+    late = _record("late", 0)
+    late.started_at = None
+    RecordStore(indexed).write(late)  # written now: it may be the newest run
+    where = indexed / "shop" / "orders" / "clean" / "late.json"
+    with pytest.raises(LatestUnknown) as unknown:
+        RecordStore(indexed, index=True).latest_runs(*TASK, 1)
+    assert str(unknown.value) == f"the latest run of shop/orders/clean may be {where}, which has no start time (run late)"
