@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 
 from ubunye.lineage.errors import AmbiguousRunId, RecordNotFound, UnreadableRecord
 from ubunye.lineage.record import RunRecord, Step
+from ubunye.lineage.search import search_runs
 from ubunye.lineage.store import LatestUnknown, RecordStore, UnreadableRecordWarning, open_store
 from ubunye.lineage.store import index as index_module
 
@@ -183,3 +185,34 @@ def test_the_index_names_a_record_without_a_start_time_written_late(indexed: Pat
     with pytest.raises(LatestUnknown) as unknown:
         RecordStore(indexed, index=True).latest_runs(*TASK, 1)
     assert str(unknown.value) == f"the latest run of shop/orders/clean may be {where}, which has no start time (run late)"
+
+
+def test_summaries_of_unfinished_runs_are_cut_after_their_shown_status(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stored ``running`` run shows ``running`` or ``abandoned`` (its process gone): the limit
+    counts the runs shown with the status asked for, not the index's stored rows."""
+    monkeypatch.setattr(index_module, "INDEX_FROM", 1)
+    alive = {"host": socket.gethostname(), "pid": os.getpid()}
+    for run_id, hour, status, process in [("live-0", 0, "running", alive), ("gone-1", 1, "running", None),
+                                          ("gone-2", 2, "running", None), ("done-3", 3, "success", None),
+                                          ("live-5", 5, "running", alive)]:
+        record = _record(run_id, hour, status)
+        record.process = process or {}
+        RecordStore(tmp_path).write(record)
+    store = RecordStore(tmp_path, index=True)
+    assert [r["run_id"] for r in store.summaries([TASK], status="running", limit=2)] == ["live-5", "live-0"]
+    assert [r["run_id"] for r in store.summaries([TASK], status="abandoned", limit=1)] == ["gone-2"]
+    assert [r["run_id"] for r in store.summaries([TASK], limit=2)] == ["live-5", "done-3"]
+
+
+def test_a_damaged_record_restored_in_place_is_found_by_search(indexed: Path) -> None:
+    old = indexed / "shop" / "orders" / "clean" / "run-0.json"
+    good = old.read_bytes()
+    old.write_bytes(good[:30])
+    shutil.rmtree(indexed / ".index")  # built again, with the damaged file in it
+    with pytest.warns(UnreadableRecordWarning, match="run-0.json"):
+        assert [r["run_id"] for r in RecordStore(indexed, index=True).summaries([TASK])] == [
+            "zeta-77", "run-2", "run-1"]
+    old.write_bytes(good)  # restored in place: the index still says damaged
+    assert [r["run_id"] for r in search_runs(RecordStore(indexed, index=True)).to_dict()["runs"]] == [
+        "zeta-77", "run-2", "run-1", "run-0"]
