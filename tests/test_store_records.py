@@ -216,3 +216,27 @@ def test_a_damaged_record_restored_in_place_is_found_by_search(indexed: Path) ->
     old.write_bytes(good)  # restored in place: the index still says damaged
     assert [r["run_id"] for r in search_runs(RecordStore(indexed, index=True)).to_dict()["runs"]] == [
         "zeta-77", "run-2", "run-1", "run-0"]
+
+
+def test_load_names_a_missing_or_broken_file_and_why(tmp_path: Path) -> None:
+    store = RecordStore(tmp_path / "store")
+    with pytest.raises(UnreadableRecord) as missing:
+        store.load(tmp_path / "nothing.json")
+    assert str(missing.value) == f"unreadable run record {tmp_path / 'nothing.json'}: No such file or directory"
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json", encoding="utf-8")
+    with pytest.raises(UnreadableRecord) as caught:
+        store.load(broken)
+    assert caught.value.reason.startswith("not valid JSON: ")
+
+
+@pytest.mark.parametrize("index", [False, True])
+def test_an_empty_run_id_prefix_finds_nothing_even_in_a_task_of_one_run(tmp_path: Path, index: bool,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(index_module, "INDEX_FROM", 1)
+    RecordStore(tmp_path).write(_record("only", 0))
+    store = RecordStore(tmp_path, index=index)
+    assert store.find(*TASK).run_id == "only"
+    for prefix in ("", "o/", "o\\"):
+        with pytest.raises(RecordNotFound):
+            store.find(*TASK, prefix)
