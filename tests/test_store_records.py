@@ -240,3 +240,37 @@ def test_an_empty_run_id_prefix_finds_nothing_even_in_a_task_of_one_run(tmp_path
     for prefix in ("", "o/", "o\\"):
         with pytest.raises(RecordNotFound):
             store.find(*TASK, prefix)
+
+
+def test_an_object_store_loads_a_local_record_file_by_its_path(memory: RecordStore, tmp_path: Path) -> None:
+    record = _record("r-1", 0)
+    local = tmp_path / "r-1.json"
+    local.write_text(record.to_json(), encoding="utf-8")
+    assert memory.load(local) == record and memory.load(str(local)) == record
+
+
+@pytest.mark.parametrize("prefix", ["nope", "n/x"])
+def test_a_run_id_prefix_that_matches_nothing_is_named_with_its_task_and_folder(tmp_path: Path, prefix: str) -> None:
+    store = RecordStore(tmp_path)
+    store.write(_record("r-1", 0))
+    folder = tmp_path / "shop" / "orders" / "clean"
+    with pytest.raises(RecordNotFound) as none:
+        store.find(*TASK, prefix)
+    assert (none.value.task_path, none.value.run_id_prefix, none.value.where) == ("shop/orders/clean", prefix, folder)
+    assert str(none.value) == f"no run {prefix!r} of shop/orders/clean in {folder}"
+
+
+def test_a_record_rewritten_in_place_with_another_start_is_not_taken_from_the_index(indexed: Path) -> None:
+    newest = indexed / "shop" / "orders" / "clean" / "zeta-77.json"
+    moved = _record("zeta-77", -5)  # now the oldest; the folder's stamp does not change
+    newest.write_text(moved.to_json(), encoding="utf-8")
+    assert [r.run_id for r in RecordStore(indexed, index=True).latest_runs(*TASK, 2)] == ["run-2", "run-1"]
+
+
+def test_find_through_the_index_with_a_damaged_old_record_warns_and_answers(indexed: Path) -> None:
+    old = indexed / "shop" / "orders" / "clean" / "run-0.json"
+    old.write_bytes(old.read_bytes()[:30])
+    os.utime(old, ((T0 - timedelta(hours=1)).timestamp(),) * 2)
+    shutil.rmtree(indexed / ".index")  # built again, with the damaged file in it
+    with pytest.warns(UnreadableRecordWarning, match="run-0.json"):
+        assert RecordStore(indexed, index=True).find(*TASK).run_id == "zeta-77"
