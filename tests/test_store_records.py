@@ -203,6 +203,7 @@ def test_summaries_of_unfinished_runs_are_cut_after_their_shown_status(tmp_path:
     assert [r["run_id"] for r in store.summaries([TASK], status="running", limit=2)] == ["live-5", "live-0"]
     assert [r["run_id"] for r in store.summaries([TASK], status="abandoned", limit=1)] == ["gone-2"]
     assert [r["run_id"] for r in store.summaries([TASK], limit=2)] == ["live-5", "done-3"]
+    assert [r["run_id"] for r in store.summaries([TASK], status="success", limit=1)] == ["done-3"]
 
 
 def test_a_damaged_record_restored_in_place_is_found_by_search(indexed: Path) -> None:
