@@ -275,3 +275,16 @@ def test_find_through_the_index_with_a_damaged_old_record_warns_and_answers(inde
     shutil.rmtree(indexed / ".index")  # built again, with the damaged file in it
     with pytest.warns(UnreadableRecordWarning, match="run-0.json"):
         assert RecordStore(indexed, index=True).find(*TASK).run_id == "zeta-77"
+
+
+def test_an_object_store_lists_its_tasks_and_runs(memory: RecordStore) -> None:
+    for i in range(3):
+        memory.write(_record(f"r-{i}", i))
+    other = _record("s-1", 0, "running")
+    other.task_name, other.task_path = "load", "shop/orders/load"
+    memory.write(other)  # a task holding only a start record
+    memory.blobs.put_new("shop/orders/_hidden/x.json", b"{}")
+    memory.blobs.put_new("shop/orders/empty/notes.txt", b"")
+    assert memory.iter_tasks() == [("shop", "orders", "clean"), ("shop", "orders", "load")]
+    assert [r.run_id for r in memory.list_runs(*TASK)] == ["r-2", "r-1", "r-0"]
+    assert [r.run_id for r in memory.list_runs("shop", "orders", "load")] == ["s-1"]
