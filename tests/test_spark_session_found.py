@@ -63,7 +63,18 @@ def test_changed_settings_are_put_back_and_unset_ones_unset() -> None:
     assert session.conf.values == START
 
 
-def test_settings_that_cannot_be_applied_are_named_in_one_warning(caplog: pytest.LogCaptureFixture) -> None:
+@pytest.fixture
+def packaged_jar(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    """A packaged jar for this line, whether or not this checkout's jars are built yet (CI builds
+    them in the background while these tests run)."""
+    from ubunye.spark import jar
+
+    info = jar.JarInfo(path=tmp_path / "ubunye-spark.jar", version="0", spark="4.1.0", scala="2.13.16")
+    monkeypatch.setattr(jar, "jar_info", lambda *a, **k: info)
+
+
+def test_settings_that_cannot_be_applied_are_named_in_one_warning(
+        caplog: pytest.LogCaptureFixture, packaged_jar: None) -> None:
     session = Session({**START, "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension"})
     with caplog.at_level(logging.WARNING, logger="ubunye.engine"):
         _, changes = get_session(session, time_zone=None, spark_conf={
@@ -81,3 +92,18 @@ def test_nothing_to_say_when_everything_applies(caplog: pytest.LogCaptureFixture
     with caplog.at_level(logging.WARNING, logger="ubunye.engine"):
         get_session(session, time_zone="UTC", want_plugin=False, spark_conf={"spark.sql.shuffle.partitions": "8"})
     assert _warnings(caplog) == []
+
+
+def test_no_packaged_jar_no_plugin_named(caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a packaged jar a session this run started would lack the plugin too: not named."""
+    from ubunye.spark import jar
+
+    def missing(*a: Any, **k: Any) -> Any:
+        raise jar.JarNotFoundError("no ubunye-spark jar in /nowhere")
+
+    monkeypatch.setattr(jar, "jar_info", missing)
+    session = Session(START)
+    with caplog.at_level(logging.WARNING, logger="ubunye.engine"):
+        get_session(session, time_zone=None, spark_conf={"spark.executor.memory": "3g"})
+    (warning,) = _warnings(caplog)
+    assert "spark.executor.memory=3g" in warning and "plugin" not in warning
