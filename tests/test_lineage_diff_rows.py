@@ -149,3 +149,16 @@ def test_the_spark_pass_names_rows_as_the_records_do() -> None:
     name = "sha256:" + hashlib.sha256(line.encode()).hexdigest()[:32]
     assert name_of(lanes_of(name)) == name
     assert name_of((1, 2**64 - 1)) == "sha256:0000000000000001ffffffffffffffff"
+
+
+def test_key_naming_no_column_of_the_rows_says_so(two_runs: tuple[Path, pd.DataFrame, pd.DataFrame]) -> None:
+    """A mistyped ``--key`` pairs nothing: said in one line per step, not passed over."""
+    folder, _, _ = two_runs
+    result = lineage(folder, "diff", "--name", "people", "--rows", "--key", "id,nope")
+    assert result.exit_code == 1
+    assert sorted(line[0] for line in result.stdout.splitlines()) == ["+", "+", "-", "-"]
+    assert result.stderr.splitlines() == ["input 'people': no column 'nope' in its rows (--key): no row paired"]
+    doc = json.loads(lineage(folder, "diff", "--rows", "--key", "id,nope", "--json").stdout)
+    assert doc["updates"] == [] and len(doc["rows"]) == 8
+    assert doc["notes"] == ["input 'people': no column 'nope' in its rows (--key): no row paired",
+                            "output 'adults': no column 'nope' in its rows (--key): no row paired"]

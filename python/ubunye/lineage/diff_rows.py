@@ -178,6 +178,10 @@ def find_rows(diff: RunDiff, a: RunRecord, b: RunRecord, scanner: Optional[Scann
                     digest = "sha256:" + hashlib.sha256(line.encode("utf-8")).hexdigest()
                     found.append(Row(sign, change.direction, change.name, digest, json.loads(line)))
         if key:
+            missing = [repr(k) for k in key if found and not any(k in r.row for r in found)]
+            if missing:  # a mistyped key pairs nothing: said, not passed over
+                out.notes.append(f"{change.direction} {change.name!r}: no column {', '.join(missing)} in its rows "
+                                 f"(--key): no row paired")
             found, updates = pair_updates(found, key)
             out.updates += updates
         out.rows += found
