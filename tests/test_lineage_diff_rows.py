@@ -162,3 +162,48 @@ def test_key_naming_no_column_of_the_rows_says_so(two_runs: tuple[Path, pd.DataF
     assert doc["updates"] == [] and len(doc["rows"]) == 8
     assert doc["notes"] == ["input 'people': no column 'nope' in its rows (--key): no row paired",
                             "output 'adults': no column 'nope' in its rows (--key): no row paired"]
+
+
+def test_the_spark_pass_from_the_cli_starts_its_session_with_the_plugin_and_this_python(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run from the command line (no active session), ``--rows`` on a Spark run starts its
+    session as ``ubunye hash --engine spark`` does: the plugin jar on it (the native pass),
+    the Python workers on this Python (the mapInArrow pass), Delta's jars when a step is
+    Delta. A bare session found neither, and its workers' ``python3`` had no pyarrow."""
+    import os
+    import sys
+    from types import SimpleNamespace
+
+    pytest.importorskip("pyspark")
+    from pyspark.sql import SparkSession
+
+    import ubunye.lineage.diff_rows as diff_rows
+    from ubunye.lineage.localise import RunDiff, StepChange, Where
+    from ubunye.lineage.record import RunRecord, Step
+    from ubunye.spark import diff_scan, jar_path
+    from ubunye.spark._compat import builder_options
+
+    made: list[dict[str, str]] = []
+    started = SimpleNamespace(sparkContext=SimpleNamespace(setLogLevel=lambda level: None))
+    monkeypatch.setattr(SparkSession, "getActiveSession", staticmethod(lambda: None))
+    monkeypatch.setattr(SparkSession.Builder, "getOrCreate", lambda self: made.append(dict(builder_options(self)))
+                        or started)
+    monkeypatch.setenv("PYSPARK_PYTHON", "python3")
+    monkeypatch.delenv("PYSPARK_PYTHON")
+    asked: list[object] = []
+    monkeypatch.setattr(diff_scan, "spark_scan", lambda *args, spark=None: asked.append(spark) or (None, []))
+
+    def record(fmt: str) -> RunRecord:
+        run = RunRecord("a", backend="spark")
+        run.outputs = [Step("t", "output", fmt, "/nowhere", 1, "sha256:s", "sha256:d")]
+        return run
+
+    for fmt in ("parquet", "delta"):
+        a, b = record(fmt), record(fmt)
+        diff = RunDiff({}, {}, [StepChange("output", "t", "changed", Where(True, removed=["sha256:" + "0" * 32]))])
+        monkeypatch.setattr(diff_rows, "check_present", lambda step: None)
+        diff_rows.scanner_for(a, b, diff)(a, a.outputs[0], {(0, 0)})
+    assert asked == [started, started] and len(made) == 2
+    assert all(str(jar_path()) in options["spark.jars"].split(",") for options in made)
+    assert os.environ["PYSPARK_PYTHON"] == sys.executable
+    assert "spark.jars.packages" not in made[0] and "delta-spark" in made[1]["spark.jars.packages"]
