@@ -1,8 +1,9 @@
 """The issue-22 done-when case on Spark: ``lineage diff`` names 2 removed and 2 added rows
 for a csv input and the outputs written from it, the changed partition exactly, and
 ``--rows`` reads each run's data (a Delta output by time travel) and prints the 4 rows,
-through the plugin's native pass and through the mapInArrow fallback; after the first
-run's data is deleted it says so. The two passes answer the same."""
+through the plugin's native pass and through the mapInArrow fallback (the runs hashed by
+the native engine, and by the fallback); after the first run's data is deleted it says so.
+The two passes answer the same."""
 from __future__ import annotations
 
 import json
@@ -75,11 +76,15 @@ def test_done_when_on_spark(spark: Any, tmp_path: Path, monkeypatch: pytest.Monk
     changed = [r for r in rows if r[0] != 40]  # removed (team b)
     changed[10] = (10, "person ten", 30, "b")  # updated (team b)
     changed.append((100, "person 100", 61, "b"))  # added (team b)
+    engine = "spark-native" if pass_ == "native" else "spark-sql"  # the runs hashed by the same engine
     for dt, data in (("2024-01-01", rows), ("2024-01-02", changed)):
         write_people(tmp_path, dt, data)
         ran = cli_run("run", "-d", str(tmp_path), "-u", "shop", "-p", "orders", "-t", "clean", "--backend", "spark",
-                      "--hash-engine", "spark-sql", "-dt", dt, "--lineage")
+                      "--hash-engine", engine, "-dt", dt, "--lineage")
         assert ran.exit_code == 0, ran.stderr
+    shown = json.loads(lineage(tmp_path, "show", "--json").stdout)["record"]
+    assert {s["name"]: s["hash_engine"] for s in shown["inputs"] + shown["outputs"]} == dict.fromkeys(
+        ("people", "adults", "history"), engine)
 
     doc = json.loads(lineage(tmp_path, "diff", "--json").stdout)
     steps = {s["name"]: s for s in doc["steps"]}
@@ -96,7 +101,8 @@ def test_done_when_on_spark(spark: Any, tmp_path: Path, monkeypatch: pytest.Monk
         assert {r["digest"][7:39] for r in lines} == named
     assert set(used) == {pass_}
 
-    shutil.rmtree(tmp_path / "out" / "2024-01-01")
+    shutil.rmtree(tmp_path / "out" / "2024-01-01")  # the first run's data deleted: its output and its input
+    shutil.rmtree(tmp_path / "data" / "2024-01-01")
     after = json.loads(lineage(tmp_path, "diff", "--json").stdout)
     assert {s["name"]: len(s["removed"]) for s in after["steps"]} == {"people": 2, "adults": 2, "history": 2}
     gone = lineage(tmp_path, "diff", "--name", "adults", "--rows")

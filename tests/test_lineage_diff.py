@@ -75,7 +75,7 @@ def test_diff_names_one_updated_one_added_one_removed_row_after_the_data_is_gone
     old = write_people(usecase, rows)
     run_task(usecase, "2024-01-01")
     same = lineage(usecase, "diff")  # one run only: nothing to diff against
-    assert same.exit_code == 2
+    assert same.exit_code == 2 and same.stderr.endswith("has 1 readable run(s): diff needs two\n"), same.stderr
     changed = [r for r in rows if r[0] != 40]  # removed
     changed[10] = (10, "person ten", 30)  # updated
     changed.append((100, "person 100", 61))  # added

@@ -149,3 +149,64 @@ def test_the_spark_pass_names_rows_as_the_records_do() -> None:
     name = "sha256:" + hashlib.sha256(line.encode()).hexdigest()[:32]
     assert name_of(lanes_of(name)) == name
     assert name_of((1, 2**64 - 1)) == "sha256:0000000000000001ffffffffffffffff"
+
+
+def test_key_naming_no_column_of_the_rows_says_so(two_runs: tuple[Path, pd.DataFrame, pd.DataFrame]) -> None:
+    """A mistyped ``--key`` pairs nothing: said in one line per step, not passed over."""
+    folder, _, _ = two_runs
+    result = lineage(folder, "diff", "--name", "people", "--rows", "--key", "id,nope")
+    assert result.exit_code == 1
+    assert sorted(line[0] for line in result.stdout.splitlines()) == ["+", "+", "-", "-"]
+    assert result.stderr.splitlines() == ["input 'people': no column 'nope' in its rows (--key): no row paired"]
+    doc = json.loads(lineage(folder, "diff", "--rows", "--key", "id,nope", "--json").stdout)
+    assert doc["updates"] == [] and len(doc["rows"]) == 8
+    assert doc["notes"] == ["input 'people': no column 'nope' in its rows (--key): no row paired",
+                            "output 'adults': no column 'nope' in its rows (--key): no row paired"]
+
+
+def test_the_spark_pass_from_the_cli_starts_its_session_with_the_plugin_and_this_python(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run from the command line (no active session), ``--rows`` on a Spark run starts its
+    session as ``ubunye hash --engine spark`` does: the plugin jar on it (the native pass),
+    the Python workers on this Python (the mapInArrow pass), Delta's jars when a step is
+    Delta. A bare session found neither, and its workers' ``python3`` had no pyarrow."""
+    import importlib.util
+    import os
+    import sys
+    from types import SimpleNamespace
+
+    pytest.importorskip("pyspark")
+    from pyspark.sql import SparkSession
+
+    import ubunye.lineage.diff_rows as diff_rows
+    from ubunye.lineage.localise import RunDiff, StepChange, Where
+    from ubunye.lineage.record import RunRecord, Step
+    from ubunye.spark import diff_scan, jar_path
+    from ubunye.spark._compat import builder_options
+
+    made: list[dict[str, str]] = []
+    started = SimpleNamespace(sparkContext=SimpleNamespace(setLogLevel=lambda level: None))
+    monkeypatch.setattr(SparkSession, "getActiveSession", staticmethod(lambda: None))
+    monkeypatch.setattr(SparkSession.Builder, "getOrCreate", lambda self: made.append(dict(builder_options(self)))
+                        or started)
+    monkeypatch.setenv("PYSPARK_PYTHON", "python3")
+    monkeypatch.delenv("PYSPARK_PYTHON")
+    asked: list[object] = []
+    monkeypatch.setattr(diff_scan, "spark_scan", lambda *args, spark=None: asked.append(spark) or (None, []))
+    monkeypatch.setattr(diff_rows, "check_present", lambda step: None)
+
+    def record(fmt: str) -> RunRecord:
+        run = RunRecord("a", backend="spark")
+        run.outputs = [Step("t", "output", fmt, "/nowhere", 1, "sha256:s", "sha256:d")]
+        return run
+
+    delta = importlib.util.find_spec("delta") is not None  # delta-spark (none for Spark 4.3)
+    for fmt in ("parquet", "delta") if delta else ("parquet",):
+        a, b = record(fmt), record(fmt)
+        diff = RunDiff({}, {}, [StepChange("output", "t", "changed", Where(True, removed=["sha256:" + "0" * 32]))])
+        diff_rows.scanner_for(a, b, diff)(a, a.outputs[0], {(0, 0)})
+    assert asked == [started] * len(made) and len(made) == (2 if delta else 1)
+    assert all(str(jar_path()) in options["spark.jars"].split(",") for options in made)
+    assert os.environ["PYSPARK_PYTHON"] == sys.executable
+    assert "spark.jars.packages" not in made[0]
+    assert not delta or "delta-spark" in made[1]["spark.jars.packages"]

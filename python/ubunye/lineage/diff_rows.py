@@ -178,6 +178,10 @@ def find_rows(diff: RunDiff, a: RunRecord, b: RunRecord, scanner: Optional[Scann
                     digest = "sha256:" + hashlib.sha256(line.encode("utf-8")).hexdigest()
                     found.append(Row(sign, change.direction, change.name, digest, json.loads(line)))
         if key:
+            missing = [repr(k) for k in key if found and not any(k in r.row for r in found)]
+            if missing:  # a mistyped key pairs nothing: said, not passed over
+                out.notes.append(f"{change.direction} {change.name!r}: no column {', '.join(missing)} in its rows "
+                                 f"(--key): no row paired")
             found, updates = pair_updates(found, key)
             out.updates += updates
         out.rows += found
@@ -216,13 +220,17 @@ def scanner_for(a: RunRecord, b: RunRecord, diff: RunDiff) -> Scanner:
     def spark_needed(record: RunRecord, step: Step) -> bool:
         return record.backend == "spark" or step.format == "delta"
 
+    # one session for both runs: with Delta's jars when a step of either run is Delta
+    delta = any(s.format == "delta" for r in (a, b) for s in r.steps)
+
     def scan(record: RunRecord, step: Step, wanted: set[Lanes]) -> Scan:
         if spark_needed(record, step):
-            from ubunye.spark.diff_scan import spark_scan
+            from ubunye.spark.diff_scan import session, spark_scan
 
             check_present(step)
             data_hash, found = spark_scan(step.format, step.location, step.direction == "input",
-                                          step.options, step.schema, step.delta_version, wanted)
+                                          step.options, step.schema, step.delta_version, wanted,
+                                          spark=session(delta))
             return Scan(data_hash, found)
         return pandas_scan(record, step, wanted)
 

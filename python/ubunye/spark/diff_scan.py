@@ -43,11 +43,13 @@ def match_partition(batches: Iterable["pa.RecordBatch"], names: Optional[Sequenc
                                       pa.array(lines, pa.string())], names=["rows", "a", "b", "line"])
 
 
-def session() -> Any:
-    """The active session, else a new one from the environment's Spark settings."""
-    from pyspark.sql import SparkSession
+def session(delta: bool = False) -> Any:
+    """The active session, else a new local one set up as ``ubunye hash --engine spark``
+    sets it up: the plugin jar (the native pass), the Python workers on this Python (the
+    ``mapInArrow`` pass), Delta's jars when ``delta``."""
+    from ubunye.spark.cli import cli_session
 
-    return SparkSession.getActiveSession() or SparkSession.builder.getOrCreate()
+    return cli_session(delta)
 
 
 def read_step(spark: Any, fmt: Optional[str], location: Optional[str], is_input: bool,

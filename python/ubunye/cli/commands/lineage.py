@@ -88,8 +88,8 @@ def show_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: bool, u
 
 
 def _pick(ref_args: tuple[Path, Optional[Path], Optional[str], Optional[str], Optional[str]],
-          id1: Optional[str], id2: Optional[str], path1: Optional[Path], path2: Optional[Path]
-          ) -> tuple[RunRecord, RunRecord]:
+          id1: Optional[str], id2: Optional[str], path1: Optional[Path], path2: Optional[Path],
+          command: str = "compare") -> tuple[RunRecord, RunRecord]:
     """The two runs to compare; by default the latest (B) against the one before (A)."""
     if id1 and path1 or id2 and path2:
         fail("give a run either by --run-id or by --record, not both")
@@ -106,7 +106,7 @@ def _pick(ref_args: tuple[Path, Optional[Path], Optional[str], Optional[str], Op
     if a is None and b is None and not id1 and not id2:
         runs = ref.latest(2)  # a damaged file that may be one of the two is an error naming it
         if len(runs) < 2:
-            fail(f"{ref.path} has {len(runs)} readable run(s): compare needs two")
+            fail(f"{ref.path} has {len(runs)} readable run(s): {command} needs two")
         return runs[1], runs[0]
     if b is None:
         b = ref.find(id2) if id2 is not None else ref.newest()

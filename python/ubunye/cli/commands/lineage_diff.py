@@ -35,7 +35,7 @@ def diff_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool, 
     columns = [c.strip() for c in key.split(",") if c.strip()] if key is not None else None
     if columns is not None and (not show_rows or not columns):
         fail("--key needs --rows and at least one column name")
-    a, b = _pick((usecase_dir, lineage_dir, usecase, package, task), run_id1, run_id2, None, None)
+    a, b = _pick((usecase_dir, lineage_dir, usecase, package, task), run_id1, run_id2, None, None, "diff")
     try:
         result = diff_records(a, b, step_name)
     except UnknownStep as exc:
