@@ -87,6 +87,7 @@ INPUTS = {  # how people is stored, and its input spec
     "delta": f'{{format: delta, path: "{ROOT}/data/people"}}',
     "parquet-table": '{format: table, table: "{table}"}',
     "folders": f'{{format: parquet, path: "{ROOT}/data/people"}}',
+    "csv-folders": f'{{format: csv, path: "{ROOT}/data/people"}}',  # read with header and inferSchema
     # Spark reads the folders without partition columns: none recorded (the folder names say team)
     "folders-recursive": f'{{format: parquet, path: "{ROOT}/data/people", options: {{recursiveFileLookup: "true"}}}}',
 }
@@ -107,6 +108,9 @@ def test_input_records_exact_partition_sums(spark: Any, tmp_path: Path, kind: st
     elif kind == "parquet-table":
         writer.format("parquet").saveAsTable(table)
         stored = spark.table(table)
+    elif kind == "csv-folders":
+        writer.option("header", True).csv(str(tmp_path / "data" / "people"))
+        stored = spark.read.options(header=True, inferSchema=True).csv(str(tmp_path / "data" / "people"))
     else:
         writer.parquet(str(tmp_path / "data" / "people"))
         stored = spark.read.parquet(str(tmp_path / "data" / "people"))
