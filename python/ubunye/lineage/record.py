@@ -176,7 +176,8 @@ class Step:
     sketch: Optional[dict[str, Any]] = None
     # The row count and lane sums of each partition folder of the same rows
     # (docs/spec/rows-v1-localise.md section 7: {"version", "columns", "sums"}), for an
-    # output written with partition_by or an input read from key=value folders; else None.
+    # output written with partition_by or a partitioned input (key=value folders; on Spark
+    # also partitioned Delta and catalog tables: section 7 lists them); else None.
     partitions: Optional[dict[str, Any]] = None
     # The columns as the engine knew them: [{"name", "type"}] (pandas dtypes, Spark's type
     # strings), or None when not known. Optional: records without it load as before.

@@ -89,9 +89,6 @@ class SparkBackend(Backend):
         from ubunye.spark.observe import SumsObserver
 
         self._observer = SumsObserver()
-        from ubunye.engine.backends.files import PartitionedFrames
-
-        self._partitioned = PartitionedFrames()  # inputs read from key=value folders
 
     def interrupted(self) -> None:
         """The run was stopped (signal, time limit), maybe during an action: close this thread's
@@ -147,8 +144,6 @@ class SparkBackend(Backend):
             if spec.schema is not None:
                 reader = reader.schema(spec.schema)
             frame = reader.load(spec.path)
-            if spec.format != "delta":  # for the per-partition sums of its hash
-                self._partitioned.note(frame, spec.path, options)
             if spec.format == "delta":
                 version = spec.version if spec.version is not None else delta_version_of(self.spark, path=spec.path)
         return ReadResult(frame, version)
@@ -392,7 +387,11 @@ class SparkBackend(Backend):
         return self._fingerprint(frame, spec.partition_by)
 
     def fingerprint(self, frame: Any) -> Any:
-        return self._fingerprint(frame, self._partitioned.columns(frame))
+        """The frame's hash; a frame that reads a partitioned table or ``key=value`` folders
+        (files, Delta, catalog tables: Spark's plan says) also records the sums of each partition."""
+        from ubunye.spark._compat import read_partition_columns
+
+        return self._fingerprint(frame, read_partition_columns(frame))
 
     def _fingerprint(self, frame: Any, partition_by: Optional[Sequence[str]]) -> Any:
         """The fingerprint; with ``partition_by`` the fallback engine also sums each folder's rows."""
@@ -419,7 +418,10 @@ class SparkBackend(Backend):
         """The input with the native sums observed on it: the write that reads it hashes it."""
         if not self._can_observe():
             return frame, None
-        observation, observed, _ = self._observer.attach(frame, f"in_{name}", self._partitioned.columns(frame))
+        from ubunye.spark._compat import read_partition_columns
+
+        columns = read_partition_columns(frame)  # a partitioned input's sums per partition too
+        observation, observed, _ = self._observer.attach(frame, f"in_{name}", columns)
         return (observed, observation) if observation is not None else (frame, None)
 
     def observed_input(self, spec: IOSpec, frame: Any, handle: Any, delta_version: Optional[int]) -> Any:
