@@ -403,6 +403,10 @@ class SparkBackend(Backend):
         """An input's checks and its hash in one scan (the native sums and sketch beside the rule counts)."""
         if not (rules and hash_frame and self._can_observe()):
             return super().check_and_fingerprint(frame, rules, hash_frame=hash_frame)
+        from ubunye.spark._compat import read_partition_columns
+
+        if read_partition_columns(frame):  # the rule counts' aggregate has no keys: the sums of
+            return super().check_and_fingerprint(frame, rules, hash_frame=hash_frame)  # each partition in a pass of their own
         from ubunye.engine.checks_spark import evaluate_spark_with
         from ubunye.spark import fingerprint_from_sums, rows_v1_sums_column
         from ubunye.spark.native import rows_v1_sketch_column, sketch_available
