@@ -124,9 +124,24 @@ def test_nan_is_a_value_in_an_arrow_float_column_unless_v080() -> None:
     assert list(broken_rows(strings, _rule("matches", pattern="NaN", v080=True))) == [False, False]
 
 
+def test_broken_rows_is_a_bool_array_for_every_row_rule() -> None:
+    df = pd.DataFrame({"x": [1.0, None, 9.0], "s": ["a", "b", None]})
+    for rule in (_rule("not_null"), _rule("between", max=5), _rule("one_of", values=[1.0]),
+                 _rule("matches", "s", pattern="a")):
+        got = broken_rows(df, rule)
+        assert isinstance(got, np.ndarray) and got.dtype == np.bool_, rule
+        assert got.shape == (3,)
+    assert list(broken_rows(df, _rule("between", max=5))) == [False, False, True]
+
+
 def test_matches_with_v080_keeps_nan_rows_as_values() -> None:
     df = pd.DataFrame({"x": [float("nan"), 1.5]})
     assert list(broken_rows(df, _rule("matches", pattern="nan", v080=True))) == [False, True]
+    # an Arrow float column holds NaN apart from null: the 0.8.0 NaN-is-missing rule leaves matches out
+    arrow_df = pd.DataFrame({"x": _arrow_floats([float("nan"), 1.5, None])})
+    assert list(broken_rows(arrow_df, _rule("matches", pattern="1.5", v080=True))) == [True, False, False]
+    assert list(broken_rows(arrow_df, _rule("matches", pattern="1.5", v080=True, anywhere=True))) == [
+        True, False, False]
 
 
 def test_nan_mask_only_where_nan() -> None:
