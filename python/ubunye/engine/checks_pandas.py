@@ -8,13 +8,13 @@ from ubunye.engine.expectations import Outcome, Rule, check_columns, missing_col
 
 
 def pandas_kinds(df: Any) -> list[tuple[str, str]]:
-    """The rows-v1 canonical ``(name, kind)`` pairs of a pandas frame's columns."""
-    import pyarrow as pa
-
+    """The rows-v1 canonical ``(name, kind)`` pairs of a pandas frame's columns: the kinds hashing
+    gives them, read from the values (an object column's kind is its values' kind, a naive
+    timestamp is an instant); the index is no column here."""
     from ubunye.hashing.arrow import arrow_kinds
+    from ubunye.hashing.frames import pandas_to_arrow
 
-    schema = pa.Schema.from_pandas(df.iloc[:0], preserve_index=False)
-    return list(arrow_kinds(schema))
+    return list(arrow_kinds(pandas_to_arrow(df, index=False).schema))
 
 
 def evaluate_pandas(df: Any, rules: Sequence[Rule]) -> list[Outcome]:

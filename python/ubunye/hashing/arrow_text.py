@@ -43,17 +43,6 @@ def column_pieces(arr: "pa.Array", kind: Kind) -> list[Piece]:
     return writer(arr, kind)
 
 
-def column_text(arr: "pa.Array", kind: Kind) -> "pa.Array":
-    """The canonical text of each value of ``arr`` as one string array (null where null)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    pieces = column_pieces(arr, kind)
-    if len(pieces) == 1 and not isinstance(pieces[0], str):
-        return pieces[0]
-    return pc.binary_join_element_wise(*[pa.scalar(p) if isinstance(p, str) else p for p in pieces], "")
-
-
 def _ints(arr: "pa.Array", kind: Kind) -> list[Piece]:
     import pyarrow as pa
 
@@ -67,7 +56,7 @@ def _bools(arr: "pa.Array", kind: Kind) -> list[Piece]:
     return [pc.if_else(arr, pa.scalar("true"), pa.scalar("false"))]
 
 
-def _data_has(arr: "pa.Array", control_quote_backslash: bool = True) -> bool:
+def _data_has(arr: "pa.Array") -> bool:
     """Whether the string data buffer holds any byte that needs escaping."""
     import numpy as np
 
@@ -126,15 +115,19 @@ def _floats(arr: "pa.Array", kind: Kind) -> list[Piece]:
 
 def _decimals(arr: "pa.Array", kind: Kind) -> list[Piece]:
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     # Arrow writes decimals as Java's BigDecimal.toString does (0E-10, -1.00E-7); older
     # pyarrow (14, as on Databricks 15.4 LTS) writes one digit then a point before the
     # exponent (0.E-10, 1.E-10), which Java never does: the point is dropped there.
     text = arr.cast(pa.string())
-    if _decimal_point_before_exponent():
-        text = pc.replace_substring_regex(text, r"^(-?\d)\.E", r"\1E")
-    return [text]
+    return [_without_point_before_exponent(text) if _decimal_point_before_exponent() else text]
+
+
+def _without_point_before_exponent(text: "pa.Array") -> "pa.Array":
+    """pyarrow 14's decimal text (``1.E-10``, ``-0.E-10``) as Java writes it (``1E-10``)."""
+    import pyarrow.compute as pc
+
+    return pc.replace_substring_regex(text, r"^(-?\d)\.E", r"\1E")
 
 
 _POINT_BEFORE_EXPONENT: list[bool] = []  # measured once per process

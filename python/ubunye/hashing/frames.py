@@ -91,12 +91,13 @@ def _duckdb_reader(relation: Any, batch_rows: int) -> "pa.RecordBatchReader":
     return relation.arrow()
 
 
-def pandas_to_arrow(df: Any) -> "pa.Table":
-    """A pandas DataFrame as an Arrow table, per spec section 3."""
+def pandas_to_arrow(df: Any, index: bool = True) -> "pa.Table":
+    """A pandas DataFrame as an Arrow table, per spec section 3 (its named index levels first,
+    unless ``index`` is false)."""
     import pyarrow as pa
 
     columns = [str(c) for c in df.columns]
-    index_names = [n for n in df.index.names if n is not None]
+    index_names = [n for n in df.index.names if n is not None] if index else []
     names = [str(n) for n in index_names] + columns
     check_unique_names(names)
     if index_names:
