@@ -109,14 +109,15 @@ def test_the_client_gets_the_retry_settings_and_the_root_without_its_slash(monke
         seen.append((url, kwargs))
         return real("memory:///")
     monkeypatch.setattr(obstore.store, "from_url", from_url)
-    blobs = ObjectBlobs("s3://bucket/pre/")
-    assert blobs.root == "s3://bucket/pre" and repr(blobs) == "ObjectBlobs('s3://bucket/pre')"
-    assert seen[0][0] == "s3://bucket/pre"
+    blobs = ObjectBlobs("s3://bucket/preX/")  # only the slash goes
+    assert ObjectBlobs("s3://bucket/pre/").root == "s3://bucket/pre"
+    assert blobs.root == "s3://bucket/preX" and repr(blobs) == "ObjectBlobs('s3://bucket/preX')"
+    assert seen[0][0] == "s3://bucket/preX"
     assert seen[0][1]["retry_config"] == {
         "max_retries": 4, "retry_timeout": timedelta(seconds=30),
         "backoff": {"init_backoff": timedelta(milliseconds=20), "max_backoff": timedelta(seconds=2), "base": 2.0}}
     assert seen[0][1]["client_options"] == objects._client_options()
-    assert blobs.locate("a/b.json") == "s3://bucket/pre/a/b.json" and blobs.locate("") == "s3://bucket/pre"
+    assert blobs.locate("a/b.json") == "s3://bucket/preX/a/b.json" and blobs.locate("") == "s3://bucket/preX"
 
 
 def test_a_bad_url_is_one_line_naming_the_store() -> None:
@@ -158,6 +159,14 @@ def test_a_create_refused_every_time_is_an_error(flaky: tuple[ObjectBlobs, Flaky
     assert ATTEMPTS == 4 and len(fake.calls["put"]) == 4
     _refusal(exc, errno.EIO, "refused 4 times and still absent: 409 Conflict again", "memory:/k")
     assert not isinstance(exc.value, AlreadyExists)
+
+
+def test_the_last_refusal_is_named(flaky: tuple[ObjectBlobs, Flaky]) -> None:
+    blobs, fake = flaky
+    fake.fail["put"] = [E.PreconditionError("412 precondition failed")] * ATTEMPTS
+    with pytest.raises(BlobError) as exc:
+        blobs.put_new("k", b"data")
+    _refusal(exc, errno.EIO, "refused 4 times and still absent: 412 precondition failed", "memory:/k")
 
 
 def test_another_put_failure_is_one_line_at_once(flaky: tuple[ObjectBlobs, Flaky]) -> None:
@@ -276,6 +285,20 @@ def test_listdir(flaky: tuple[ObjectBlobs, Flaky]) -> None:
         blobs.listdir("q")
     _refusal(exc, errno.EIO, "denied", "memory:/q")
     assert len(fake.calls["list_with_delimiter"]) == 1
+
+
+def test_listdir_folder_names_from_prefixes_with_a_slash(flaky: tuple[ObjectBlobs, Flaky]) -> None:
+    blobs, fake = flaky  # obstore gives "p/c"; a server may give "p/c/"
+    fake.list_with_delimiter = lambda store, prefix: {  # type: ignore[method-assign]
+        "objects": [], "common_prefixes": ["p/cX/", "p/ b/", "p/d"]}
+    assert blobs.listdir("p") == ([], [" b", "cX", "d"])
+
+
+def test_list_after_without_stop_lists_every_key(flaky: tuple[ObjectBlobs, Flaky]) -> None:
+    blobs, _ = flaky
+    for key in ("XXXX", "XXXXa", "a"):
+        blobs.put_new(key, b"x")
+    assert [b.key for b in blobs.list_after("", "")] == ["XXXX", "XXXXa", "a"]
 
 
 @pytest.mark.parametrize("ignore_offset", [False, True])
