@@ -1,0 +1,242 @@
+"""The Files API backend (store/filesapi.py) with its HTTP call replaced by a scripted volume:
+the URLs it asks for, its retries, listings and one-line refusals (the local server's tests are in
+integration/test_store_backends.py)."""
+from __future__ import annotations
+
+import errno
+import json
+from datetime import datetime, timezone
+from typing import Any
+
+import pytest
+
+from ubunye.lineage.store import filesapi
+from ubunye.lineage.store.blobs import AlreadyExists, BlobError, BlobInfo, BlobNotFound
+from ubunye.lineage.store.filesapi import ATTEMPTS, FilesApiBlobs
+
+Answer = tuple[int, bytes, dict[str, str]]
+
+
+class Volume:
+    """A scripted Files API: ``script`` answers (or OSErrors) come first, then the files in ``files``."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, bytes] = {}
+        self.script: list[Any] = []
+        self.calls: list[tuple[str, str]] = []
+
+    def __call__(self, method: str, url: str, data: bytes | None = None) -> Answer:
+        self.calls.append((method, url))
+        if self.script:
+            step = self.script.pop(0)
+            if isinstance(step, BaseException):
+                raise step
+            return step
+        path = url.split("/api/2.0/fs/files", 1)[-1].split("?")[0]
+        if method == "PUT":
+            if path in self.files:
+                return 409, b'{"error_code": "ALREADY_EXISTS", "message": "exists"}', {}
+            self.files[path] = data or b""
+            return 204, b"", {}
+        if path in self.files:
+            return 200, self.files[path], {"Content-Length": str(len(self.files[path]))}
+        return 404, b'{"error_code": "NOT_FOUND"}', {}
+
+
+@pytest.fixture
+def api(monkeypatch: pytest.MonkeyPatch) -> tuple[FilesApiBlobs, Volume]:
+    monkeypatch.setenv("DATABRICKS_HOST", "https://h.example/")
+    monkeypatch.setenv("DATABRICKS_TOKEN", "tok")
+    pauses: list[int] = []
+    monkeypatch.setattr(filesapi, "_pause", pauses.append)
+    blobs = FilesApiBlobs("dbfs:/Volumes/c/s/v/lin/", "/Volumes/c/s/v/lin/")
+    volume = Volume()
+    monkeypatch.setattr(blobs, "_call", volume)
+    return blobs, volume
+
+
+def _refusal(exc: pytest.ExceptionInfo[BaseException], code: int, text: str, where: str) -> None:
+    assert (exc.value.errno, exc.value.strerror, exc.value.filename) == (code, text, where)
+
+
+def test_the_host_and_token_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DATABRICKS_HOST", raising=False)
+    with pytest.raises(BlobError) as exc:
+        FilesApiBlobs("dbfs:/Volumes/c/s/v", "/Volumes/c/s/v")
+    _refusal(exc, errno.EINVAL, "the Files API needs DATABRICKS_HOST and DATABRICKS_TOKEN", "dbfs:/Volumes/c/s/v")
+    monkeypatch.setenv("DATABRICKS_HOST", "/")
+    with pytest.raises(BlobError):
+        FilesApiBlobs("dbfs:/Volumes/c/s/v", "/Volumes/c/s/v")
+    monkeypatch.setenv("DATABRICKS_HOST", "adb-1.azuredatabricks.net/")
+    monkeypatch.delenv("DATABRICKS_TOKEN", raising=False)
+    blobs = FilesApiBlobs("dbfs:/Volumes/c/s/v/", "Volumes/c/s/v/")
+    assert (blobs.host, blobs.folder, blobs.root, blobs._token) == (
+        "https://adb-1.azuredatabricks.net", "/Volumes/c/s/v", "dbfs:/Volumes/c/s/v", "")
+    assert repr(blobs) == "FilesApiBlobs('dbfs:/Volumes/c/s/v')"
+    assert blobs.locate("a/b") == "dbfs:/Volumes/c/s/v/a/b" and blobs.locate("") == "dbfs:/Volumes/c/s/v"
+    monkeypatch.setenv("DATABRICKS_HOST", "http://127.0.0.1:9")
+    monkeypatch.setenv("DATABRICKS_TOKEN", "t")
+    blobs = FilesApiBlobs("dbfs:/Volumes/c/s/v", "/Volumes/c/s/v")
+    assert (blobs.host, blobs._token) == ("http://127.0.0.1:9", "t")
+    assert blobs._url("directories", "") == "http://127.0.0.1:9/api/2.0/fs/directories/Volumes/c/s/v"
+    assert blobs._url("files", "a b/c", {"overwrite": "false", "x": "y"}) == \
+        "http://127.0.0.1:9/api/2.0/fs/files/Volumes/c/s/v/a%20b/c?overwrite=false&x=y"
+
+
+def test_put_new_creates_once(api: tuple[FilesApiBlobs, Volume]) -> None:
+    blobs, volume = api
+    blobs.put_new("r/1.json", b"one")
+    assert volume.calls == [("PUT", "https://h.example/api/2.0/fs/files/Volumes/c/s/v/lin/r/1.json?overwrite=false")]
+    assert blobs.get("r/1.json") == b"one"
+    blobs.put_new("r/1.json", b"one")  # our bytes there already
+    with pytest.raises(AlreadyExists) as exc:
+        blobs.put_new("r/1.json", b"two")
+    _refusal(exc, errno.EEXIST, "already stored (records are written once)", "dbfs:/Volumes/c/s/v/lin/r/1.json")
+
+
+@pytest.mark.parametrize("status", [200, 201, 204])
+def test_put_new_accepts_each_success(api: tuple[FilesApiBlobs, Volume], status: int) -> None:
+    blobs, volume = api
+    volume.script = [(status, b"", {})]
+    blobs.put_new("k", b"x")
+    assert len(volume.calls) == 1
+
+
+@pytest.mark.parametrize("lost", [OSError("reset"), (409, b"", {}), (412, b"", {}), (500, b"", {}), (503, b"", {})])
+def test_a_lost_or_refused_create_with_nothing_there_is_tried_again(api: tuple[FilesApiBlobs, Volume], lost: Any,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    blobs, volume = api
+    pauses: list[int] = []
+    monkeypatch.setattr(filesapi, "_pause", pauses.append)
+    volume.script = [lost, (404, b"", {})]  # the create, then the read-back
+    blobs.put_new("k", b"x")
+    assert [c[0] for c in volume.calls] == ["PUT", "GET", "PUT"] and pauses == [0]
+    assert volume.files["/Volumes/c/s/v/lin/k"] == b"x"
+
+
+def test_a_lost_create_that_landed_is_accepted(api: tuple[FilesApiBlobs, Volume]) -> None:
+    blobs, volume = api
+    volume.files["/Volumes/c/s/v/lin/k"] = b"x"
+    volume.script = [OSError("timed out")]
+    blobs.put_new("k", b"x")
+    assert [c[0] for c in volume.calls] == ["PUT", "GET"]
+
+
+def test_a_create_refused_every_time(api: tuple[FilesApiBlobs, Volume]) -> None:
+    blobs, volume = api
+    volume.script = [(409, b"", {}), (404, b"", {})] * (ATTEMPTS - 1) + \
+        [(502, b'{"error_code": "BAD", "message": "gate\\n way"}', {}), (404, b"", {})]
+    with pytest.raises(BlobError) as exc:
+        blobs.put_new("k", b"x")
+    _refusal(exc, errno.EIO, "refused 4 times and still absent: HTTP 502: BAD gate way", "dbfs:/Volumes/c/s/v/lin/k")
+    assert ATTEMPTS == 4 and [c[0] for c in volume.calls].count("PUT") == 4
+
+
+@pytest.mark.parametrize(("status", "body", "text"), [
+    (403, b'{"error_code": "PERMISSION_DENIED", "message": "no"}', "HTTP 403: PERMISSION_DENIED no"),
+    (400, b"plain\ttext", "HTTP 400: plain text"), (499, b"[1]", "HTTP 499: [1]"),
+    (401, b'{"message": "who"}', "HTTP 401: who")])
+def test_another_refusal_of_a_create_is_one_line_at_once(api: tuple[FilesApiBlobs, Volume], status: int,
+                                                         body: bytes, text: str) -> None:
+    blobs, volume = api
+    volume.script = [(status, body, {})]
+    with pytest.raises(BlobError) as exc:
+        blobs.put_new("k", b"x")
+    _refusal(exc, errno.EIO, text, "dbfs:/Volumes/c/s/v/lin/k")
+    assert len(volume.calls) == 1 and not isinstance(exc.value, AlreadyExists)
+
+
+def test_get(api: tuple[FilesApiBlobs, Volume], monkeypatch: pytest.MonkeyPatch) -> None:
+    blobs, volume = api
+    pauses: list[int] = []
+    monkeypatch.setattr(filesapi, "_pause", pauses.append)
+    with pytest.raises(BlobNotFound) as exc:
+        blobs.get("none")
+    _refusal(exc, errno.ENOENT, "no such record", "dbfs:/Volumes/c/s/v/lin/none")
+    assert volume.calls == [("GET", "https://h.example/api/2.0/fs/files/Volumes/c/s/v/lin/none")]
+    volume.files["/Volumes/c/s/v/lin/k"] = b"12"
+    volume.script = [OSError("reset"), (500, b"", {}), (200, b"1", {"content-length": "2"})]
+    assert blobs.get("k") == b"12" and pauses == [0, 1]
+    volume.script = [(200, b"12", {})]  # no length: the bytes as they are
+    assert blobs.get("k") == b"12"
+    volume.script = [(200, b"1", {"Content-Length": "2"})] * ATTEMPTS
+    with pytest.raises(BlobError) as exc:
+        blobs.get("k")
+    _refusal(exc, errno.EIO, "the file was cut short (1 of 2 bytes)", "dbfs:/Volumes/c/s/v/lin/k")
+    volume.script = [OSError("conn\nreset")] * ATTEMPTS
+    with pytest.raises(BlobError) as exc:
+        blobs.get("k")
+    _refusal(exc, errno.EIO, "conn reset", "dbfs:/Volumes/c/s/v/lin/k")
+    volume.calls.clear()
+    volume.script = [(403, b"{}", {}), (200, b"12", {})]
+    with pytest.raises(BlobError) as exc:
+        blobs.get("k")
+    _refusal(exc, errno.EIO, "HTTP 403:", "dbfs:/Volumes/c/s/v/lin/k")
+    assert len(volume.calls) == 1
+
+
+def _listing(*entries: dict[str, Any], token: str = "") -> Answer:
+    return 200, json.dumps({"contents": list(entries), "next_page_token": token}).encode(), {}
+
+
+def test_listdir_pages_and_names(api: tuple[FilesApiBlobs, Volume]) -> None:
+    blobs, volume = api
+    volume.script = [
+        _listing({"path": "/Volumes/c/s/v/lin/p/b.json", "name": "b.json", "file_size": 5, "last_modified": 1500},
+                 {"path": "/Volumes/c/s/v/lin/p/z/", "is_directory": True}, token="t 2"),
+        _listing({"path": "/Volumes/c/s/v/lin/p/a.json"}, {"name": "c", "is_directory": True})]
+    files, folders = blobs.listdir("p")
+    assert files == [BlobInfo("p/a.json", 0, datetime.fromtimestamp(0, timezone.utc)),
+                     BlobInfo("p/b.json", 5, datetime.fromtimestamp(1.5, timezone.utc))]
+    assert folders == ["c", "z"]
+    assert volume.calls == [("GET", "https://h.example/api/2.0/fs/directories/Volumes/c/s/v/lin/p"),
+                            ("GET", "https://h.example/api/2.0/fs/directories/Volumes/c/s/v/lin/p?page_token=t+2")]
+    volume.script = [_listing({"name": "top", "file_size": 1})]
+    assert [f.key for f in blobs.listdir("")[0]] == ["top"]
+    volume.script = [(200, b'{"contents": null}', {})]
+    assert blobs.listdir("x") == ([], [])
+
+
+def test_listdir_of_a_missing_folder_is_empty(api: tuple[FilesApiBlobs, Volume]) -> None:
+    blobs, volume = api
+    volume.script = [(404, b"", {})]
+    assert blobs.listdir("none") == ([], [])
+    volume.script = [_listing({"name": "a", "file_size": 1}, token="more"), (404, b"", {})]
+    assert [f.key for f in blobs.listdir("p")[0]] == ["p/a"]
+
+
+def test_listdir_retries_and_refusals(api: tuple[FilesApiBlobs, Volume], monkeypatch: pytest.MonkeyPatch) -> None:
+    blobs, volume = api
+    pauses: list[int] = []
+    monkeypatch.setattr(filesapi, "_pause", pauses.append)
+    volume.script = [OSError("reset"), (200, b"{cut", {}), (503, b"busy", {}), _listing({"name": "a"})]
+    assert [f.key for f in blobs.listdir("p")[0]] == ["p/a"] and pauses == [0, 2]
+    volume.script = [(200, b"{cut", {})] * ATTEMPTS
+    with pytest.raises(BlobError) as exc:
+        blobs.listdir("p")
+    _refusal(exc, errno.EIO, "the listing is not JSON (cut short?)", "dbfs:/Volumes/c/s/v/lin/p")
+    volume.script = [OSError("gone")] * ATTEMPTS
+    with pytest.raises(BlobError) as exc:
+        blobs.listdir("p")
+    _refusal(exc, errno.EIO, "gone", "dbfs:/Volumes/c/s/v/lin/p")
+    volume.calls.clear()
+    volume.script = [(403, b"no", {}), _listing()]
+    with pytest.raises(BlobError) as exc:
+        blobs.listdir("p")
+    _refusal(exc, errno.EIO, "HTTP 403: no", "dbfs:/Volumes/c/s/v/lin/p")
+    assert len(volume.calls) == 1
+
+
+def test_pause_backs_off_up_to_two_seconds(monkeypatch: pytest.MonkeyPatch) -> None:
+    slept: list[float] = []
+    monkeypatch.setattr(filesapi.time, "sleep", slept.append)
+    for attempt in (0, 1, 3, 6, 7, 20):
+        filesapi._pause(attempt)
+    assert slept == [0.02, 0.04, 0.16, 1.28, 2.0, 2.0]
+
+
+def test_message_and_one_line() -> None:
+    assert filesapi._message(0, b"lost\n answer") == "lost answer"
+    assert filesapi._message(500, b"\xff" + b"x" * 300) == "HTTP 500: \ufffd" + "x" * 199
+    assert filesapi._one_line("y" * 500) == "y" * 400
+    assert "hunter2secret" not in filesapi._one_line("https://u:hunter2secret@h/x")
