@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import errno
 import json
+import threading
+import urllib.request
 from datetime import datetime, timezone
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -74,6 +77,10 @@ def test_the_host_and_token_come_from_the_environment(monkeypatch: pytest.Monkey
         "https://adb-1.azuredatabricks.net", "/Volumes/c/s/v", "dbfs:/Volumes/c/s/v", "")
     assert repr(blobs) == "FilesApiBlobs('dbfs:/Volumes/c/s/v')"
     assert blobs.locate("a/b") == "dbfs:/Volumes/c/s/v/a/b" and blobs.locate("") == "dbfs:/Volumes/c/s/v"
+    monkeypatch.setenv("DATABRICKS_HOST", "https://hX/")
+    marked = FilesApiBlobs("dbfs:/Volumes/c/s/vX/", "/Volumes/c/s/vX/")  # only slashes go
+    assert (marked.host, marked.root, marked.folder) == ("https://hX", "dbfs:/Volumes/c/s/vX", "/Volumes/c/s/vX")
+    assert marked._url("files", "aX") == "https://hX/api/2.0/fs/files/Volumes/c/s/vX/aX"
     monkeypatch.setenv("DATABRICKS_HOST", "http://127.0.0.1:9")
     monkeypatch.setenv("DATABRICKS_TOKEN", "t")
     blobs = FilesApiBlobs("dbfs:/Volumes/c/s/v", "/Volumes/c/s/v")
@@ -112,6 +119,14 @@ def test_a_lost_or_refused_create_with_nothing_there_is_tried_again(api: tuple[F
     blobs.put_new("k", b"x")
     assert [c[0] for c in volume.calls] == ["PUT", "GET", "PUT"] and pauses == [0]
     assert volume.files["/Volumes/c/s/v/lin/k"] == b"x"
+
+
+def test_a_create_lost_every_time_names_the_error(api: tuple[FilesApiBlobs, Volume]) -> None:
+    blobs, volume = api
+    volume.script = [OSError("connection reset"), (404, b"", {})] * ATTEMPTS
+    with pytest.raises(BlobError) as exc:
+        blobs.put_new("k", b"x")
+    _refusal(exc, errno.EIO, "refused 4 times and still absent: connection reset", "dbfs:/Volumes/c/s/v/lin/k")
 
 
 def test_a_lost_create_that_landed_is_accepted(api: tuple[FilesApiBlobs, Volume]) -> None:
@@ -193,6 +208,9 @@ def test_listdir_pages_and_names(api: tuple[FilesApiBlobs, Volume]) -> None:
                             ("GET", "https://h.example/api/2.0/fs/directories/Volumes/c/s/v/lin/p?page_token=t+2")]
     volume.script = [_listing({"name": "top", "file_size": 1})]
     assert [f.key for f in blobs.listdir("")[0]] == ["top"]
+    volume.script = [_listing({"path": "plain", "file_size": 1}, {"path": "/V/dX/", "is_directory": True},
+                              {"is_directory": True})]
+    assert blobs.listdir("q") == ([BlobInfo("q/plain", 1, datetime.fromtimestamp(0, timezone.utc))], ["", "dX"])
     volume.script = [(200, b'{"contents": null}', {})]
     assert blobs.listdir("x") == ([], [])
 
@@ -209,7 +227,7 @@ def test_listdir_retries_and_refusals(api: tuple[FilesApiBlobs, Volume], monkeyp
     blobs, volume = api
     pauses: list[int] = []
     monkeypatch.setattr(filesapi, "_pause", pauses.append)
-    volume.script = [OSError("reset"), (200, b"{cut", {}), (503, b"busy", {}), _listing({"name": "a"})]
+    volume.script = [OSError("reset"), (200, b"{cut", {}), (500, b"busy", {}), _listing({"name": "a"})]
     assert [f.key for f in blobs.listdir("p")[0]] == ["p/a"] and pauses == [0, 2]
     volume.script = [(200, b"{cut", {})] * ATTEMPTS
     with pytest.raises(BlobError) as exc:
@@ -240,3 +258,68 @@ def test_message_and_one_line() -> None:
     assert filesapi._message(500, b"\xff" + b"x" * 300) == "HTTP 500: \ufffd" + "x" * 199
     assert filesapi._one_line("y" * 500) == "y" * 400
     assert "hunter2secret" not in filesapi._one_line("https://u:hunter2secret@h/x")
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    seen: list[tuple[str, str, dict[str, str], bytes]] = []
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def _answer(self) -> None:
+        size = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(size) if size else b""
+        self.seen.append((self.command, self.path, dict(self.headers), body))
+        if self.path.endswith("/cut"):
+            self.send_response(200)
+            self.send_header("Content-Length", "10")
+            self.end_headers()
+            self.wfile.write(b"abc")
+            self.wfile.flush()
+            self.close_connection = True
+            return
+        status, text = (404, b'{"error_code": "NOT_FOUND"}') if self.path.endswith("/none") else (200, b"hello")
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(text)))
+        self.send_header("X-Kind", "test")
+        self.end_headers()
+        self.wfile.write(text)
+
+    do_GET = do_PUT = _answer
+
+
+def test_call_over_http(monkeypatch: pytest.MonkeyPatch) -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        monkeypatch.setenv("DATABRICKS_HOST", f"http://127.0.0.1:{server.server_address[1]}")
+        monkeypatch.setenv("DATABRICKS_TOKEN", "tok")
+        timeouts: list[Any] = []
+        real = urllib.request.urlopen
+
+        def urlopen(request: Any, timeout: Any = None) -> Any:
+            timeouts.append(timeout)
+            return real(request, timeout=timeout)
+        monkeypatch.setattr(urllib.request, "urlopen", urlopen)
+        blobs = FilesApiBlobs("dbfs:/Volumes/c/s/v", "/Volumes/c/s/v")
+        _Handler.seen.clear()
+        status, body, headers = blobs._call("PUT", blobs._url("files", "k", {"overwrite": "false"}), b"data")
+        assert (status, body, headers["X-Kind"]) == (200, b"hello", "test")
+        method, path, sent, got = _Handler.seen[-1]
+        assert (method, path, got) == ("PUT", "/api/2.0/fs/files/Volumes/c/s/v/k?overwrite=false", b"data")
+        assert sent["Authorization"] == "Bearer tok" and sent["Content-Type"] == "application/octet-stream"
+        status, body, headers = blobs._call("GET", blobs._url("files", "none"))
+        assert (status, body, headers["X-Kind"]) == (404, b'{"error_code": "NOT_FOUND"}', "test")
+        method, path, sent, got = _Handler.seen[-1]
+        assert (method, path, got) == ("GET", "/api/2.0/fs/files/Volumes/c/s/v/none", b"")
+        assert sent["Authorization"] == "Bearer tok" and "Content-Type" not in sent
+        with pytest.raises(BlobError) as exc:
+            blobs._call("GET", blobs._url("files", "cut"))
+        assert (exc.value.errno, exc.value.strerror) == (errno.EIO, "the body of the answer was cut short (3 bytes)")
+        assert exc.value.__cause__ is None and exc.value.__suppress_context__
+        assert timeouts == [60.0, 60.0, 60.0] and filesapi.TIMEOUT == 60.0
+    finally:
+        server.shutdown()
+        server.server_close()
