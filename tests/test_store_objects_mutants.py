@@ -234,6 +234,22 @@ def test_get_without_a_size_takes_the_bytes(flaky: tuple[ObjectBlobs, Flaky]) ->
     assert blobs.get("k") == b"12"
 
 
+def _gives_up(fake: Flaky, call: str, op: Any, where: str, transient: str) -> None:
+    """ATTEMPTS transient failures of ``call``: refused with the last; a lasting one: refused at once."""
+    fake.calls.clear()
+    fake.fail[call] = [E.GenericError(transient)] * ATTEMPTS
+    with pytest.raises(BlobError) as exc:
+        op()
+    _refusal(exc, errno.EIO, transient, where)
+    assert len(fake.calls[call]) == ATTEMPTS
+    fake.calls.clear()
+    fake.fail[call] = [E.GenericError("denied"), E.GenericError("later")]
+    with pytest.raises(BlobError) as exc:
+        op()
+    _refusal(exc, errno.EIO, "denied", where)
+    assert len(fake.calls[call]) == 1
+
+
 def test_head(flaky: tuple[ObjectBlobs, Flaky]) -> None:
     blobs, fake = flaky
     blobs.put_new("a/k", b"123")
@@ -246,18 +262,7 @@ def test_head(flaky: tuple[ObjectBlobs, Flaky]) -> None:
     fake.calls.clear()
     fake.fail["head"] = [E.GenericError("409")] * (ATTEMPTS - 1)
     assert blobs.head("a/k") == info and len(fake.calls["head"]) == ATTEMPTS
-    fake.calls.clear()
-    fake.fail["head"] = [E.GenericError("Conflict")] * ATTEMPTS
-    with pytest.raises(BlobError) as exc:
-        blobs.head("a/k")
-    _refusal(exc, errno.EIO, "Conflict", "memory:/a/k")
-    assert len(fake.calls["head"]) == ATTEMPTS
-    fake.calls.clear()
-    fake.fail["head"] = [E.GenericError("denied"), E.GenericError("later")]
-    with pytest.raises(BlobError) as exc:
-        blobs.head("a/k")
-    _refusal(exc, errno.EIO, "denied", "memory:/a/k")
-    assert len(fake.calls["head"]) == 1
+    _gives_up(fake, "head", lambda: blobs.head("a/k"), "memory:/a/k", "Conflict")
 
 
 def test_listdir(flaky: tuple[ObjectBlobs, Flaky]) -> None:
@@ -274,17 +279,7 @@ def test_listdir(flaky: tuple[ObjectBlobs, Flaky]) -> None:
     fake.calls.clear()
     fake.fail["list_with_delimiter"] = [E.GenericError("body cut")] * (ATTEMPTS - 1)
     assert blobs.listdir("q")[0][0].key == "q/x" and len(fake.calls["list_with_delimiter"]) == ATTEMPTS
-    fake.calls.clear()
-    fake.fail["list_with_delimiter"] = [E.GenericError("body cut")] * ATTEMPTS
-    with pytest.raises(BlobError) as exc:
-        blobs.listdir("q")
-    _refusal(exc, errno.EIO, "body cut", "memory:/q")
-    fake.calls.clear()
-    fake.fail["list_with_delimiter"] = [E.GenericError("denied"), E.GenericError("later")]
-    with pytest.raises(BlobError) as exc:
-        blobs.listdir("q")
-    _refusal(exc, errno.EIO, "denied", "memory:/q")
-    assert len(fake.calls["list_with_delimiter"]) == 1
+    _gives_up(fake, "list_with_delimiter", lambda: blobs.listdir("q"), "memory:/q", "body cut")
 
 
 def test_listdir_folder_names_from_prefixes_with_a_slash(flaky: tuple[ObjectBlobs, Flaky]) -> None:
@@ -322,17 +317,7 @@ def test_list_after_retries_from_the_start(flaky: tuple[ObjectBlobs, Flaky]) -> 
         blobs.put_new(key, b"x")
     fake.fail["list"] = [E.GenericError("409")] * (ATTEMPTS - 1)
     assert [b.key for b in blobs.list_after("m", "")] == ["m/1", "m/2"] and len(fake.calls["list"]) == ATTEMPTS
-    fake.calls.clear()
-    fake.fail["list"] = [E.GenericError("truncated body")] * ATTEMPTS
-    with pytest.raises(BlobError) as exc:
-        blobs.list_after("m", "")
-    _refusal(exc, errno.EIO, "truncated body", "memory:/m")
-    fake.calls.clear()
-    fake.fail["list"] = [E.GenericError("denied"), E.GenericError("later")]
-    with pytest.raises(BlobError) as exc:
-        blobs.list_after("m", "")
-    _refusal(exc, errno.EIO, "denied", "memory:/m")
-    assert len(fake.calls["list"]) == 1
+    _gives_up(fake, "list", lambda: blobs.list_after("m", ""), "memory:/m", "truncated body")
 
 
 @pytest.mark.parametrize(("text", "transient", "conflict"), [
