@@ -161,6 +161,16 @@ def test_another_refusal_of_a_create_is_one_line_at_once(api: tuple[FilesApiBlob
     assert len(volume.calls) == 1 and not isinstance(exc.value, AlreadyExists)
 
 
+def _refused(volume: Volume, script: list[Any], op: Any, text: str, where: str) -> int:
+    """``op`` meeting ``script`` is refused with EIO and ``text`` at ``where``; the calls it made."""
+    volume.calls.clear()
+    volume.script = script
+    with pytest.raises(BlobError) as exc:
+        op()
+    _refusal(exc, errno.EIO, text, where)
+    return len(volume.calls)
+
+
 def test_get(api: tuple[FilesApiBlobs, Volume], monkeypatch: pytest.MonkeyPatch) -> None:
     blobs, volume = api
     pauses: list[int] = []
@@ -174,20 +184,12 @@ def test_get(api: tuple[FilesApiBlobs, Volume], monkeypatch: pytest.MonkeyPatch)
     assert blobs.get("k") == b"12" and pauses == [0, 1]
     volume.script = [(200, b"12", {})]  # no length: the bytes as they are
     assert blobs.get("k") == b"12"
-    volume.script = [(200, b"1", {"Content-Length": "2"})] * ATTEMPTS
-    with pytest.raises(BlobError) as exc:
-        blobs.get("k")
-    _refusal(exc, errno.EIO, "the file was cut short (1 of 2 bytes)", "dbfs:/Volumes/c/s/v/lin/k")
-    volume.script = [OSError("conn\nreset")] * ATTEMPTS
-    with pytest.raises(BlobError) as exc:
-        blobs.get("k")
-    _refusal(exc, errno.EIO, "conn reset", "dbfs:/Volumes/c/s/v/lin/k")
-    volume.calls.clear()
-    volume.script = [(403, b"{}", {}), (200, b"12", {})]
-    with pytest.raises(BlobError) as exc:
-        blobs.get("k")
-    _refusal(exc, errno.EIO, "HTTP 403:", "dbfs:/Volumes/c/s/v/lin/k")
-    assert len(volume.calls) == 1
+    _refused(volume, [(200, b"1", {"Content-Length": "2"})] * ATTEMPTS, lambda: blobs.get("k"),
+             "the file was cut short (1 of 2 bytes)", "dbfs:/Volumes/c/s/v/lin/k")
+    _refused(volume, [OSError("conn\nreset")] * ATTEMPTS, lambda: blobs.get("k"), "conn reset",
+             "dbfs:/Volumes/c/s/v/lin/k")
+    assert _refused(volume, [(403, b"{}", {}), (200, b"12", {})], lambda: blobs.get("k"), "HTTP 403:",
+                    "dbfs:/Volumes/c/s/v/lin/k") == 1
 
 
 def _listing(*entries: dict[str, Any], token: str = "") -> Answer:
@@ -229,20 +231,12 @@ def test_listdir_retries_and_refusals(api: tuple[FilesApiBlobs, Volume], monkeyp
     monkeypatch.setattr(filesapi, "_pause", pauses.append)
     volume.script = [OSError("reset"), (200, b"{cut", {}), (500, b"busy", {}), _listing({"name": "a"})]
     assert [f.key for f in blobs.listdir("p")[0]] == ["p/a"] and pauses == [0, 2]
-    volume.script = [(200, b"{cut", {})] * ATTEMPTS
-    with pytest.raises(BlobError) as exc:
-        blobs.listdir("p")
-    _refusal(exc, errno.EIO, "the listing is not JSON (cut short?)", "dbfs:/Volumes/c/s/v/lin/p")
-    volume.script = [OSError("gone")] * ATTEMPTS
-    with pytest.raises(BlobError) as exc:
-        blobs.listdir("p")
-    _refusal(exc, errno.EIO, "gone", "dbfs:/Volumes/c/s/v/lin/p")
-    volume.calls.clear()
-    volume.script = [(403, b"no", {}), _listing()]
-    with pytest.raises(BlobError) as exc:
-        blobs.listdir("p")
-    _refusal(exc, errno.EIO, "HTTP 403: no", "dbfs:/Volumes/c/s/v/lin/p")
-    assert len(volume.calls) == 1
+    _refused(volume, [(200, b"{cut", {})] * ATTEMPTS, lambda: blobs.listdir("p"),
+             "the listing is not JSON (cut short?)", "dbfs:/Volumes/c/s/v/lin/p")
+    _refused(volume, [OSError("gone")] * ATTEMPTS, lambda: blobs.listdir("p"), "gone",
+             "dbfs:/Volumes/c/s/v/lin/p")
+    assert _refused(volume, [(403, b"no", {}), _listing()], lambda: blobs.listdir("p"), "HTTP 403: no",
+                    "dbfs:/Volumes/c/s/v/lin/p") == 1
 
 
 def test_pause_backs_off_up_to_two_seconds(monkeypatch: pytest.MonkeyPatch) -> None:
