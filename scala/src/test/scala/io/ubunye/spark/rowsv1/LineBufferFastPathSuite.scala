@@ -171,6 +171,22 @@ class LineBufferFastPathSuite extends AnyFunSuite {
     }
   }
 
+  test("plainString writes every string with no byte to escape (lengths 0..40, any offset), -1 for one with") {
+    // -1 sends the caller to the escaping writer: a plain string must never get it (nor a wrong end)
+    val src = Array.tabulate[Byte](56)(i => ('a' + i % 26).toByte)
+    for (n <- 0 to 40; offset <- 0 until 8) {
+      val v = UTF8String.fromBytes(src, offset, n)
+      val out = new Array[Byte](n + LineText.StringRoom + 3)
+      assert(LineText.plainString(out, 3, v) == n + 5, s"$n bytes at $offset")
+      assert(new String(out, 3, n + 2, UTF_8) == "\"" + v.toString + "\"", s"$n bytes at $offset")
+      if (n > 0) {
+        val quoted = src.clone()
+        quoted(offset + n - 1) = '"'
+        assert(LineText.plainString(new Array[Byte](n + 8), 3, UTF8String.fromBytes(quoted, offset, n)) == -1, s"$n bytes at $offset")
+      }
+    }
+  }
+
   test("member prefixes and constants of every short length are copied whole") {
     (0 to 40).foreach { n =>
       val src = Array.tabulate[Byte](n)(i => ('A' + i % 26).toByte)
