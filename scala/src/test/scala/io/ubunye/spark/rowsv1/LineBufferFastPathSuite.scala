@@ -187,6 +187,25 @@ class LineBufferFastPathSuite extends AnyFunSuite {
     }
   }
 
+  test("the boolean, double and timestamp writers make room for their text at any fill of a small buffer") {
+    // each writer stores without a bounds check of its own after its ensure: the same text
+    // into a 4-byte buffer after 0..8 bytes as into a roomy one
+    val writes: Seq[LineBuffer => Unit] = Seq(
+      BooleanWriter.put(_, true), BooleanWriter.put(_, false),
+      DoubleWriter.put(_, -1.2345678901234567e-300, false), DoubleWriter.put(_, Double.NaN, false),
+      DoubleWriter.put(_, Double.NegativeInfinity, false),
+      new TimestampWriter(true).write(_, new GenericInternalRow(Array[Any](-62135596800000001L)), 0),
+      new TimestampWriter(false).write(_, new GenericInternalRow(Array[Any](Long.MaxValue)), 0))
+    writes.zipWithIndex.foreach { case (w, k) =>
+      val roomy = new LineBuffer(256)
+      w(roomy)
+      val want = new String(roomy.bytes, 0, roomy.pos, UTF_8)
+      (0 to 8).foreach { fill =>
+        assert(text { b => (0 until fill).foreach(_ => b.put('x')); w(b) } == "x" * fill + want, s"write $k after $fill")
+      }
+    }
+  }
+
   test("member prefixes and constants of every short length are copied whole") {
     (0 to 40).foreach { n =>
       val src = Array.tabulate[Byte](n)(i => ('A' + i % 26).toByte)
