@@ -171,6 +171,41 @@ class LineBufferFastPathSuite extends AnyFunSuite {
     }
   }
 
+  test("plainString writes every string with no byte to escape (lengths 0..40, any offset), -1 for one with") {
+    // -1 sends the caller to the escaping writer: a plain string must never get it (nor a wrong end)
+    val src = Array.tabulate[Byte](56)(i => ('a' + i % 26).toByte)
+    for (n <- 0 to 40; offset <- 0 until 8) {
+      val v = UTF8String.fromBytes(src, offset, n)
+      val out = new Array[Byte](n + LineText.StringRoom + 3)
+      assert(LineText.plainString(out, 3, v) == n + 5, s"$n bytes at $offset")
+      assert(new String(out, 3, n + 2, UTF_8) == "\"" + v.toString + "\"", s"$n bytes at $offset")
+      if (n > 0) {
+        val quoted = src.clone()
+        quoted(offset + n - 1) = '"'
+        assert(LineText.plainString(new Array[Byte](n + 8), 3, UTF8String.fromBytes(quoted, offset, n)) == -1, s"$n bytes at $offset")
+      }
+    }
+  }
+
+  test("the boolean, double and timestamp writers make room for their text at any fill of a small buffer") {
+    // each writer stores without a bounds check of its own after its ensure: the same text
+    // into a 4-byte buffer after 0..8 bytes as into a roomy one
+    val writes: Seq[LineBuffer => Unit] = Seq(
+      BooleanWriter.put(_, true), BooleanWriter.put(_, false),
+      DoubleWriter.put(_, -1.2345678901234567e-300, false), DoubleWriter.put(_, Double.NaN, false),
+      DoubleWriter.put(_, Double.NegativeInfinity, false),
+      new TimestampWriter(true).write(_, new GenericInternalRow(Array[Any](-62135596800000001L)), 0),
+      new TimestampWriter(false).write(_, new GenericInternalRow(Array[Any](Long.MaxValue)), 0))
+    writes.zipWithIndex.foreach { case (w, k) =>
+      val roomy = new LineBuffer(256)
+      w(roomy)
+      val want = new String(roomy.bytes, 0, roomy.pos, UTF_8)
+      (0 to 8).foreach { fill =>
+        assert(text { b => (0 until fill).foreach(_ => b.put('x')); w(b) } == "x" * fill + want, s"write $k after $fill")
+      }
+    }
+  }
+
   test("member prefixes and constants of every short length are copied whole") {
     (0 to 40).foreach { n =>
       val src = Array.tabulate[Byte](n)(i => ('A' + i % 26).toByte)

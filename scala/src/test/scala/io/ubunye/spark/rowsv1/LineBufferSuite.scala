@@ -87,4 +87,17 @@ class LineBufferSuite extends AnyFunSuite {
       assert(text(_.putLong(v)) == v.toString)
     }
   }
+
+  test("doubles and floats make room for their text at any fill of a small buffer") {
+    // the text writers store without a bounds check of their own: putDouble / putFloat must
+    // grow the buffer first (a 4-byte buffer, 0..8 bytes written before the value)
+    val doubles = Seq(-1.2345678901234567e-300, Double.MaxValue, 0.001, 1234567.5, -0.0)
+    val floats = Seq(-1.2345678e-30f, Float.MaxValue, 0.001f, 1234567.5f)
+    (0 to 8).foreach { fill =>
+      def after(body: LineBuffer => Unit): String =
+        text { b => (0 until fill).foreach(_ => b.putAscii("x")); body(b) }
+      doubles.foreach(v => assert(after(_.putDouble(v)) == "x" * fill + ShortestDecimal.doubleToString(v), s"$v after $fill"))
+      floats.foreach(v => assert(after(_.putFloat(v)) == "x" * fill + ShortestDecimal.floatToString(v), s"$v after $fill"))
+    }
+  }
 }
