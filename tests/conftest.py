@@ -50,3 +50,13 @@ def unavailable() -> Callable[[str], NoReturn]:
         pytest.skip(reason)
 
     return missing
+
+
+@pytest.fixture
+def packaged_jar(monkeypatch: pytest.MonkeyPatch, tmp_path: "os.PathLike[str]") -> None:
+    """A packaged jar for this line, whether or not this checkout's jars are built yet (CI builds
+    them in the background while these tests run)."""
+    from ubunye.spark import jar
+
+    info = jar.JarInfo(path=tmp_path / "ubunye-spark.jar", version="0", spark="4.1.0", scala="2.13.16")
+    monkeypatch.setattr(jar, "jar_info", lambda *a, **k: info)

@@ -165,7 +165,7 @@ def test_key_naming_no_column_of_the_rows_says_so(two_runs: tuple[Path, pd.DataF
 
 
 def test_the_spark_pass_from_the_cli_starts_its_session_with_the_plugin_and_this_python(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch: pytest.MonkeyPatch, packaged_jar: None) -> None:
     """Run from the command line (no active session), ``--rows`` on a Spark run starts its
     session as ``ubunye hash --engine spark`` does: the plugin jar on it (the native pass),
     the Python workers on this Python (the mapInArrow pass), Delta's jars when a step is

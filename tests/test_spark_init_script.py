@@ -99,14 +99,26 @@ def test_a_volume_missing_the_runtimes_jar_fails(tmp_path: Path) -> None:
     assert done.returncode == 1 and "Databricks Runtime 18.0 (Spark 4.1, Scala 2.13)" in done.stderr
 
 
-def test_the_command_puts_the_jars_on_the_volume_once_and_writes_the_script(tmp_path: Path) -> None:
+def test_the_command_puts_the_jars_on_the_volume_once_and_writes_the_script(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ubunye.spark import jar
+
+    packaged = tmp_path / "package-jars"  # the package's jars, whether or not this checkout's are built yet
+    packaged.mkdir()
+    infos = []
+    for line, scala in (("3.5", "2.12"), ("4.1", "2.13")):
+        name = f"ubunye-spark_{line}_{scala}-0"
+        (packaged / f"{name}.jar").write_bytes(f"jar of {line}".encode())
+        (packaged / f"{name}.json").write_text("{}", encoding="utf-8")
+        infos.append(jar.JarInfo(packaged / f"{name}.jar", "0", line, scala, description=packaged / f"{name}.json"))
+    monkeypatch.setattr(jar, "available_jars", lambda *a, **k: infos)
     folder = tmp_path / "Volumes" / "main" / "tools" / "ubunye"
     first = CliRunner().invoke(cli, ["spark", "init-script", "--volume", str(folder)])
     assert first.exit_code == 0, first.output
     script = (folder / "install-ubunye.sh").read_text()
     assert script.startswith("#!/bin/bash") and f"jars='{folder}/jars'" in script
     copied = sorted(p.name for p in (folder / "jars").iterdir())
-    assert copied and all(name.startswith("ubunye-spark_") for name in copied)
+    assert copied == sorted(p.name for p in packaged.iterdir())
     again = CliRunner().invoke(cli, ["spark", "init-script", "--volume", str(folder)])
     assert again.exit_code == 0 and sorted(p.name for p in (folder / "jars").iterdir()) == copied
     printed = CliRunner().invoke(cli, ["spark", "init-script", "--volume", "/Volumes/a/b/c", "--print"])

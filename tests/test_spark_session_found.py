@@ -63,16 +63,6 @@ def test_changed_settings_are_put_back_and_unset_ones_unset() -> None:
     assert session.conf.values == START
 
 
-@pytest.fixture
-def packaged_jar(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
-    """A packaged jar for this line, whether or not this checkout's jars are built yet (CI builds
-    them in the background while these tests run)."""
-    from ubunye.spark import jar
-
-    info = jar.JarInfo(path=tmp_path / "ubunye-spark.jar", version="0", spark="4.1.0", scala="2.13.16")
-    monkeypatch.setattr(jar, "jar_info", lambda *a, **k: info)
-
-
 def test_settings_that_cannot_be_applied_are_named_in_one_warning(
         caplog: pytest.LogCaptureFixture, packaged_jar: None) -> None:
     session = Session({**START, "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension"})
