@@ -26,7 +26,7 @@ def people(spark: Any) -> Any:
     return spark.createDataFrame(rows, "id INT, name STRING, age INT, team STRING").repartition(3)
 
 
-def test_read_partition_columns(spark: Any, tmp_path: Path, spark_conf: Any) -> None:
+def test_read_partition_columns_of_delta_tables_and_folders(spark: Any, tmp_path: Path, spark_conf: Any) -> None:
     """Which plans name partition columns: one relation under row-keeping nodes, the columns
     still the relation's own in the frame's output."""
     from pyspark.sql import functions as F
