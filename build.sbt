@@ -180,7 +180,8 @@ lazy val root = (project in file("."))
       "--add-opens=java.base/sun.util.calendar=ALL-UNNAMED",
       "-Djdk.reflect.useDirectMethodHandle=false",
       "-Dio.netty.tryReflectionSetAccessible=true"
-    ),
+    ) ++ sys.env.get("UBUNYE_TEST_JVM_OPTS").toSeq.flatMap(_.split(' ').filter(_.nonEmpty)),
+    // (scripts/test sets UBUNYE_TEST_JVM_OPTS: the test JVM's JIT and GC for short runs on 2 cores)
     Test / parallelExecution := false,
     Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oD"),
     // -DsparkRuntime=3.5.0: the classes compiled against the line's newest patch run

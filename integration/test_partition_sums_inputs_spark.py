@@ -26,50 +26,62 @@ def people(spark: Any) -> Any:
     return spark.createDataFrame(rows, "id INT, name STRING, age INT, team STRING").repartition(3)
 
 
-def test_read_partition_columns_of_delta_tables_and_folders(spark: Any, tmp_path: Path, spark_conf: Any) -> None:
-    """Which plans name partition columns: one relation under row-keeping nodes, the columns
-    still the relation's own in the frame's output."""
+def test_read_partition_columns_of_folders_and_catalog_tables(spark: Any, tmp_path: Path, spark_conf: Any) -> None:
+    """Which plans name partition columns (no Delta: this runs on every line, 4.3 too): one
+    relation under row-keeping nodes, the columns still the relation's own in the frame's output."""
     from pyspark.sql import functions as F
 
     from ubunye.spark._compat import read_partition_columns
 
     df = people(spark)
-    df.write.format("delta").partitionBy(*COLUMNS).save(str(tmp_path / "delta"))
-    df.write.format("delta").save(str(tmp_path / "flat-delta"))
-    df.write.partitionBy("team").parquet(str(tmp_path / "folders"))
+    df.write.partitionBy(*COLUMNS).parquet(str(tmp_path / "folders"))
     df.write.format("parquet").partitionBy("age").saveAsTable("inparts_plan_parquet")
-    df.write.format("delta").partitionBy("team").saveAsTable("inparts_plan_delta")
     try:
-        delta = spark.read.format("delta").load(str(tmp_path / "delta"))
         folders = spark.read.parquet(str(tmp_path / "folders"))
-        assert read_partition_columns(delta) == COLUMNS
-        assert read_partition_columns(spark.read.format("delta").option("versionAsOf", 0)
-                                      .load(str(tmp_path / "delta"))) == COLUMNS
-        assert read_partition_columns(spark.read.format("delta").load(str(tmp_path / "flat-delta"))) == []
-        assert read_partition_columns(folders) == ["team"]
+        assert read_partition_columns(folders) == COLUMNS
         assert read_partition_columns(spark.read.option("basePath", str(tmp_path / "folders"))
-                                      .parquet(str(tmp_path / "folders" / "team=a"))) == ["team"]
+                                      .parquet(str(tmp_path / "folders" / "team=a"))) == COLUMNS
         assert read_partition_columns(spark.read.option("recursiveFileLookup", "true")
                                       .parquet(str(tmp_path / "folders"))) == []
         assert read_partition_columns(spark.table("inparts_plan_parquet")) == ["age"]
-        assert read_partition_columns(spark.table("inparts_plan_delta")) == ["team"]
         # rows and values of the relation kept: the columns stay (named as the relation names them)
-        assert read_partition_columns(delta.where("id > 3").select("AGE", "id", "team").limit(50)) == COLUMNS
-        assert read_partition_columns(delta.orderBy("id").distinct()) == COLUMNS
+        assert read_partition_columns(folders.where("id > 3").select("AGE", "id", "team").limit(50)) == COLUMNS
+        assert read_partition_columns(folders.orderBy("id").distinct()) == COLUMNS
         # a column dropped, renamed or replaced, several relations, rows not of the relation: none
-        assert read_partition_columns(delta.drop("age")) == []
-        assert read_partition_columns(delta.withColumnRenamed("team", "squad")) == []
-        assert read_partition_columns(delta.withColumn("team", F.upper("team"))) == []
-        assert read_partition_columns(delta.join(folders, "id")) == []
-        assert read_partition_columns(delta.unionByName(delta)) == []
-        assert read_partition_columns(delta.groupBy(*COLUMNS).count()) == []
+        assert read_partition_columns(folders.drop("age")) == []
+        assert read_partition_columns(folders.withColumnRenamed("team", "squad")) == []
+        assert read_partition_columns(folders.withColumn("team", F.upper("team"))) == []
+        assert read_partition_columns(folders.join(spark.table("inparts_plan_parquet"), "id")) == []
+        assert read_partition_columns(folders.unionByName(folders)) == []
+        assert read_partition_columns(folders.groupBy(*COLUMNS).count()) == []
         assert read_partition_columns(df) == []
         with spark_conf({"spark.sql.sources.useV1SourceList": ""}):  # a DataSourceV2Relation (FileTable)
             v2 = spark.read.parquet(str(tmp_path / "folders"))
             assert "RelationV2" in v2._jdf.queryExecution().analyzed().toString()
-            assert read_partition_columns(v2) == ["team"]
+            assert read_partition_columns(v2) == COLUMNS
     finally:
         spark.sql("DROP TABLE IF EXISTS inparts_plan_parquet")
+
+
+def test_read_partition_columns_of_delta_tables(spark: Any, tmp_path: Path) -> None:
+    """A Delta table by path, by version and by name (a LogicalRelation over Delta's own
+    HadoopFsRelation); a table written without partitions has none."""
+    from ubunye.spark._compat import read_partition_columns
+
+    df = people(spark)
+    df.write.format("delta").partitionBy(*COLUMNS).save(str(tmp_path / "delta"))
+    df.write.format("delta").save(str(tmp_path / "flat-delta"))
+    df.write.format("delta").partitionBy("team").saveAsTable("inparts_plan_delta")
+    try:
+        delta = spark.read.format("delta").load(str(tmp_path / "delta"))
+        assert read_partition_columns(delta) == COLUMNS
+        assert read_partition_columns(spark.read.format("delta").option("versionAsOf", 0)
+                                      .load(str(tmp_path / "delta"))) == COLUMNS
+        assert read_partition_columns(spark.read.format("delta").load(str(tmp_path / "flat-delta"))) == []
+        assert read_partition_columns(spark.table("inparts_plan_delta")) == ["team"]
+        assert read_partition_columns(delta.where("id > 3").select("AGE", "id", "team")) == COLUMNS
+        assert read_partition_columns(delta.drop("age")) == []
+    finally:
         spark.sql("DROP TABLE IF EXISTS inparts_plan_delta")
 
 

@@ -17,6 +17,7 @@ Each start creates the bucket (or container) :data:`BUCKET`. The tests import th
 from __future__ import annotations
 
 import base64
+import fcntl
 import hashlib
 import hmac
 import json
@@ -92,13 +93,29 @@ def _wait(port: int, seconds: float, proc: subprocess.Popen) -> None:
 
 
 def _azurite_bin() -> Path:
+    """Azurite's blob server, installed into ``.tools/azurite`` once: under a lock (the test
+    processes of one run start servers at the same time, and two ``npm install`` into one
+    folder fail: ENOTEMPTY), into a scratch folder renamed into place only when complete (an
+    interrupted install leaves no half folder that looks installed)."""
     binary = AZURITE_DIR / "node_modules" / ".bin" / "azurite-blob"
-    if not binary.exists():
+    if binary.exists():
+        return binary
+    AZURITE_DIR.parent.mkdir(parents=True, exist_ok=True)
+    with open(AZURITE_DIR.parent / "azurite.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if binary.exists():  # another process installed it while this one waited
+            return binary
         npm = shutil.which("npm")
         if npm is None:
             raise RuntimeError("Azurite needs node and npm (https://nodejs.org)")
-        subprocess.run([npm, "install", "--no-audit", "--no-fund", "--prefix", str(AZURITE_DIR),
+        scratch = AZURITE_DIR.with_name(f"azurite.partial-{os.getpid()}")
+        shutil.rmtree(scratch, ignore_errors=True)
+        subprocess.run([npm, "install", "--no-audit", "--no-fund", "--prefix", str(scratch),
                         f"azurite@{AZURITE_VERSION}"], check=True, stdout=subprocess.DEVNULL)
+        if not (scratch / "node_modules" / ".bin" / "azurite-blob").exists():
+            raise RuntimeError(f"npm installed azurite@{AZURITE_VERSION} without its azurite-blob command")
+        shutil.rmtree(AZURITE_DIR, ignore_errors=True)  # a half install of an older run
+        scratch.rename(AZURITE_DIR)
     return binary
 
 
