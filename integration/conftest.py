@@ -121,7 +121,8 @@ def attached_session() -> Any:
 
     SparkContext._ensure_initialized()  # connects to the running JVM (pyspark's launch_gateway)
     jvm: Any = SparkContext._jvm
-    jsc = jvm.org.apache.spark.api.java.JavaSparkContext.fromSparkContext(jvm.org.apache.spark.SparkContext.getOrCreate())
+    running = jvm.org.apache.spark.SparkContext.getOrCreate()  # the owner's context
+    jsc = jvm.org.apache.spark.api.java.JavaSparkContext.fromSparkContext(running)
     return SparkSession(SparkContext(gateway=SparkContext._gateway, jsc=jsc))
 
 

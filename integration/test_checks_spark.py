@@ -120,7 +120,8 @@ def test_columns_rule_reads_the_frames_kinds(nums: Any) -> None:
 
 
 def test_names_with_dots_and_backticks_are_quoted(spark: Any) -> None:
-    df = spark.createDataFrame([(1, None, 7), (None, 2, 7), (None, 2, 8), (1, 3, 7)], "`a.b` int, `we``ird` int, count int")
+    df = spark.createDataFrame([(1, None, 7), (None, 2, 7), (None, 2, 8), (1, 3, 7)],
+                               "`a.b` int, `we``ird` int, count int")
     got = outcomes(df, rule("not_null", "a.b"), rule("not_null", "we`ird"), rule("unique", "we`ird"),
                    rule("between", "a.b", min=5), rule("unique", "a.b"), rule("unique", "count"),
                    rule("unique", name="all", columns=["a.b", "we`ird", "count"]), rule("unique", "count", v080=True))
@@ -160,6 +161,17 @@ def test_split_without_row_rules_keeps_every_row(nums: Any) -> None:
     assert kept.count() == 6
     assert quarantined.count() == 0
     assert dict(quarantined.dtypes)["why"] == "string"
+
+
+def test_split_puts_a_row_whose_check_is_null_in_the_kept_output(spark: Any, spark_conf: Any) -> None:
+    # ANSI off: a text that is not a number compares as null; the row breaks no rule (as evaluate counts it)
+    df = spark.createDataFrame([("1",), ("abc",), ("9",)], "s string")
+    rules = [rule("between", "s", name="small", max=5), rule("between", "s", name="v", max=5, v080=True)]
+    with spark_conf({"spark.sql.ansi.enabled": "false"}):
+        kept, quarantined = cs.split_spark(df, rules, "why")
+        assert sorted(r["s"] for r in kept.collect()) == ["1", "abc"]
+        assert [(r["s"], r["why"]) for r in quarantined.collect()] == [("9", "small,v")]
+        assert [o.failed for o in cs.evaluate_spark(df, rules)] == [1, 1]
 
 
 def test_measure_totals_numeric_columns_without_nan_or_null(spark: Any) -> None:

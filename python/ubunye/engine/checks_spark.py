@@ -134,24 +134,19 @@ def measure_spark(df: Any, columns: Sequence[str]) -> tuple[int, dict[str, Any]]
     from ubunye.spark._compat import functions_for
 
     F = functions_for(df)
-    types = {f.name: f.dataType.typeName() for f in df.schema.fields}
-    numeric = ("byte", "short", "integer", "long", "float", "double", "decimal")
-    wanted = [c for c in columns if types.get(c, "").split("(")[0] in numeric]
+    types = {f.name: f.dataType.typeName() for f in df.schema.fields}  # a decimal's is "decimal", any precision
+    floats = ("float", "double")
+    wanted = [c for c in columns if types.get(c) in ("byte", "short", "integer", "long", "decimal") + floats]
     exprs = [F.count(F.lit(1)).alias("__rows")]
     for i, name in enumerate(wanted):
         col = F.col(_q(name))
-        if types[name] in ("float", "double"):
-            col = F.when(~F.isnan(col), col.cast("double"))
-        elif types[name] != "decimal" and not types[name].startswith("decimal"):
-            col = col.cast("long")
-        exprs.append(F.sum(col).alias(f"__s{i}"))
+        # Spark's sum: long for whole numbers, decimal for decimals, double for floats (NaN left out)
+        exprs.append(F.sum(F.when(~F.isnan(col), col) if types[name] in floats else col).alias(f"__s{i}"))
     first = df.agg(*exprs).collect()[0]
     sums: dict[str, Any] = {}
     for i, name in enumerate(wanted):
         value = first[f"__s{i}"]
-        if value is None:
-            value = 0.0 if types[name] in ("float", "double") else 0
-        sums[name] = float(value) if types[name] in ("float", "double") else value
+        sums[name] = value if value is not None else 0.0 if types[name] in floats else 0
     return int(first["__rows"]), sums
 
 
