@@ -119,6 +119,8 @@ def attached_session() -> Any:
     from pyspark import SparkContext
     from pyspark.sql import SparkSession
 
+    if SparkContext._active_spark_context is not None:  # attached already: pytest run again in this process
+        return SparkSession(SparkContext._active_spark_context)
     SparkContext._ensure_initialized()  # connects to the running JVM (pyspark's launch_gateway)
     jvm: Any = SparkContext._jvm
     running = jvm.org.apache.spark.SparkContext.getOrCreate()  # the owner's context

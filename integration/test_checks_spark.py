@@ -87,6 +87,12 @@ def test_v080_forms_read_nan_as_missing(nums: Any) -> None:
     assert [o.failed for o in got] == [2, 2, 1, 2, 2, 2]
 
 
+def test_v080_not_null_on_text_reads_the_text_nan_as_a_value(spark: Any) -> None:
+    df = spark.createDataFrame([("NaN",), ("x",), (None,)], "s string")
+    assert outcomes(df, rule("not_null", "s", v080=True), rule("between", "s", max="z", v080=True)) == [
+        Outcome(1, 3), Outcome(0, 3)]  # only null is missing: NaN is missing only in a float column
+
+
 def test_v080_matches_still_reads_nan_as_a_value(nums: Any) -> None:
     assert outcomes(nums, rule("matches", "d", pattern="[0-9.]+", v080=True)) == [Outcome(2, 6)]  # NaN, -1.0
 
@@ -104,6 +110,13 @@ def test_unique_v080_counts_every_row_of_a_repeated_key_null_too(spark: Any) -> 
     assert got == [Outcome(4, 6), Outcome(1, 6)]
     once = spark.createDataFrame([(1,), (2,)], "k int")
     assert outcomes(once, rule("unique", "k", v080=True), rule("unique", "k")) == [Outcome(0, 2), Outcome(0, 2)]
+
+
+def test_unique_on_a_case_sensitive_session(spark: Any, spark_conf: Any) -> None:
+    with spark_conf({"spark.sql.caseSensitive": "true"}):
+        df = spark.createDataFrame([(1, 1), (1, 2), (2, 2)], "k int, K int")
+        got = outcomes(df, rule("unique", "k"), rule("unique", "K"), rule("unique", "K", v080=True))
+        assert got == [Outcome(1, 3), Outcome(1, 3), Outcome(2, 3)]
 
 
 def test_a_missing_column_breaks_every_row_and_is_named(nums: Any) -> None:
