@@ -12,6 +12,8 @@ Fixtures for every integration test file:
   (``scripts/setup`` runs ``scripts/build-jar``): without it this fixture
   errors, so the tests that need it fail; nothing is skipped.
   Do not stop it, and do not change its static settings.
+  With ``PYSPARK_GATEWAY_PORT`` set (``scripts/mutation`` for a module that needs
+  Spark), the active session of the JVM already running there instead.
 - ``spark_conf`` (function scope): ``with spark_conf({"spark.sql.ansi.enabled": "false"}):``
   sets runtime SQL settings on the shared session and restores them after.
 - ``rows_v1_fixtures`` (session scope): every fixture of ``tests/fixtures/rows-v1``
@@ -60,8 +62,13 @@ def spark_workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def spark(spark_workdir: Path) -> Iterator[Any]:
-    """The shared classic session (see the module docstring)."""
+    """The shared classic session (see the module docstring); with ``PYSPARK_GATEWAY_PORT`` set,
+    the session of the JVM already running there (:func:`attached_session`)."""
     import importlib.util
+
+    if os.environ.get("PYSPARK_GATEWAY_PORT"):
+        yield attached_session()  # not stopped: it is the JVM owner's
+        return
 
     from pyspark.sql import SparkSession
 
@@ -99,6 +106,26 @@ def spark(spark_workdir: Path) -> Iterator[Any]:
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+def attached_session() -> Any:
+    """The active session of the JVM that ``PYSPARK_GATEWAY_PORT`` and ``PYSPARK_GATEWAY_SECRET``
+    name (pyspark's own variables), over new connections made by this process.
+
+    ``scripts/mutation`` runs one JVM for a whole run of a module that needs Spark and each mutant's
+    test process (a fork of mutmut's) attaches to it here: a JVM started per mutant takes minutes on
+    a loaded machine, and one inherited across a fork would share its py4j sockets with the parent.
+    """
+    from pyspark import SparkContext
+    from pyspark.sql import SparkSession
+
+    if SparkContext._active_spark_context is not None:  # attached already: pytest run again in this process
+        return SparkSession(SparkContext._active_spark_context)
+    SparkContext._ensure_initialized()  # connects to the running JVM (pyspark's launch_gateway)
+    jvm: Any = SparkContext._jvm
+    running = jvm.org.apache.spark.SparkContext.getOrCreate()  # the owner's context
+    jsc = jvm.org.apache.spark.api.java.JavaSparkContext.fromSparkContext(running)
+    return SparkSession(SparkContext(gateway=SparkContext._gateway, jsc=jsc))
 
 
 def _start(builder: Any, attempts: int = 3) -> Any:

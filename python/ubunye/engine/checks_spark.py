@@ -3,6 +3,7 @@ row rule of a frame (one scan, which can also hash the frame), plus one for
 each ``unique`` rule."""
 from __future__ import annotations
 
+from functools import reduce
 from typing import Any, Optional, Sequence
 
 from ubunye.engine.expectations import Outcome, Rule, check_columns, missing_columns
@@ -58,9 +59,12 @@ def evaluate_spark_with(df: Any, rules: Sequence[Rule], extra: Sequence[Any] = (
             repeated = groups.agg(F.sum("__n").alias("n")).collect()[0]["n"]
             out.append(Outcome(int(repeated or 0), rows))
         elif rule.kind == "unique":
+            # null keys left out by a filter (dropna names columns unquoted: a name with a dot or a
+            # backtick failed), counted under a name no key column has (a key named "count" was ambiguous)
             keys = [F.col(_q(c)) for c in rule.key_columns]
-            groups = df.select(*keys).dropna().groupBy(*keys).count()
-            repeats = groups.agg(F.sum(F.col("count") - 1).alias("n")).collect()[0]["n"]
+            present = reduce(lambda a, b: a & b, [k.isNotNull() for k in keys])
+            groups = df.filter(present).groupBy(*keys).agg(F.count(F.lit(1)).alias("__n"))
+            repeats = groups.agg(F.sum(F.col("__n") - 1).alias("n")).collect()[0]["n"]
             out.append(Outcome(int(repeats or 0), rows))
         else:
             out.append(Outcome(int(first[f"__r{i}"] or 0), rows))
@@ -111,8 +115,6 @@ def _inside(rule: Rule, col: Any, F: Any) -> Any:
 def split_spark(df: Any, rules: Sequence[Rule], column: str) -> tuple[Any, Any]:
     """The rows breaking none of ``rules``, and those breaking one or more with ``column``
     naming the rules each broke (comma-joined, in rule order)."""
-    from functools import reduce
-
     from ubunye.spark._compat import functions_for
 
     F = functions_for(df)
@@ -132,24 +134,19 @@ def measure_spark(df: Any, columns: Sequence[str]) -> tuple[int, dict[str, Any]]
     from ubunye.spark._compat import functions_for
 
     F = functions_for(df)
-    types = {f.name: f.dataType.typeName() for f in df.schema.fields}
-    numeric = ("byte", "short", "integer", "long", "float", "double", "decimal")
-    wanted = [c for c in columns if types.get(c, "").split("(")[0] in numeric]
+    types = {f.name: f.dataType.typeName() for f in df.schema.fields}  # a decimal's is "decimal", any precision
+    floats = ("float", "double")
+    wanted = [c for c in columns if types.get(c) in ("byte", "short", "integer", "long", "decimal") + floats]
     exprs = [F.count(F.lit(1)).alias("__rows")]
     for i, name in enumerate(wanted):
         col = F.col(_q(name))
-        if types[name] in ("float", "double"):
-            col = F.when(~F.isnan(col), col.cast("double"))
-        elif types[name] != "decimal" and not types[name].startswith("decimal"):
-            col = col.cast("long")
-        exprs.append(F.sum(col).alias(f"__s{i}"))
+        # Spark's sum: long for whole numbers, decimal for decimals, double for floats (NaN left out)
+        exprs.append(F.sum(F.when(~F.isnan(col), col) if types[name] in floats else col).alias(f"__s{i}"))
     first = df.agg(*exprs).collect()[0]
     sums: dict[str, Any] = {}
     for i, name in enumerate(wanted):
         value = first[f"__s{i}"]
-        if value is None:
-            value = 0.0 if types[name] in ("float", "double") else 0
-        sums[name] = float(value) if types[name] in ("float", "double") else value
+        sums[name] = value if value is not None else 0.0 if types[name] in floats else 0
     return int(first["__rows"]), sums
 
 
