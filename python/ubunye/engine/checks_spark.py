@@ -166,6 +166,13 @@ def materialise_spark(df: Any) -> Any:
     except Exception as exc:  # noqa: BLE001 - a session that cannot hold it: no split we can vouch for
         from ubunye.engine.errors import EngineError
 
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        text = str(exc)
+        java = getattr(exc, "java_exception", None)  # py4j's own error (3.5): its first line names only the call
+        if java is not None:
+            try:
+                text = str(java.toString())
+            except Exception:  # noqa: BLE001 - the JVM gone: keep py4j's line
+                pass
+        first = (text.strip().splitlines() or [type(exc).__name__])[0]
         raise EngineError(f"quarantine needs the output evaluated once (localCheckpoint), which this "
                           f"session refused: {first}") from exc
