@@ -1,10 +1,12 @@
 """Run by integration/test_openlineage_listener_spark.py in a Spark JVM of its own (the
 OpenLineage listener is set when a session starts, so it cannot join the shared one):
-a task writing parquet or Delta, run by the engine with recording on, on a local[2] session
-with the plugin, the OpenLineage Spark listener (file transport) and our listener extension
-(and, for Delta, Delta's extension, catalog and jars).
+for each FORMAT, a task writing it to WORKDIR/FORMAT/out/big, run by the engine with recording
+on (its store under WORKDIR/FORMAT), one after another on ONE local[2] session with the plugin,
+the OpenLineage Spark listener (file transport: every run's events in EVENTS_FILE), our
+listener extension and, when a FORMAT is delta, Delta's extension, catalog and jars (a session
+per format cost a JVM's start each: about 25 CPU-s here).
 
-    python ol_listener_run.py WORKDIR EVENTS_FILE FORMAT LISTENER_JAR
+    python ol_listener_run.py WORKDIR EVENTS_FILE LISTENER_JAR FORMAT...
 
 The extension jar is not named: ``ubunye.spark.configure`` adds the one of the session's line
 (the listener is in ``spark.extraListeners``), as a user's session gets it.
@@ -78,19 +80,21 @@ def start(builder: Any) -> Any:
     return spark
 
 
-def main(workdir: Path, events: Path, fmt: str, listener: str) -> None:
+def main(workdir: Path, events: Path, listener: str, formats: list[str]) -> None:
     import ubunye
     from ubunye.engine.backends.spark_session import with_delta
 
-    task = make_spark_task(workdir, fmt)
+    tasks = [make_spark_task(workdir / fmt, fmt) for fmt in formats]
     builder = listener_builder("ubunye-openlineage", workdir, events, listener, "ubunye")
-    if fmt == "delta":
+    if "delta" in formats:
         builder = with_delta(builder)
     spark = start(builder)
     try:
-        ubunye.run_task(task, spark=spark, lineage=True)
+        for task in tasks:
+            ubunye.run_task(task, spark=spark, lineage=True)
     finally:
         spark.stop()  # drains the listener bus: every event is in the file
 
+
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4])
+    main(Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4:])
