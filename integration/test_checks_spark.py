@@ -250,3 +250,32 @@ def test_materialise_names_the_first_line_of_the_refusal_or_its_type() -> None:
     with pytest.raises(EngineError) as caught:
         cs.materialise_spark(_Refusing(ValueError("  ")))
     assert str(caught.value).endswith("which this session refused: ValueError")
+
+
+class _Py4JError(Exception):
+    """py4j's error as pyspark 3.5 raises it: its first line names only the call; the JVM's error
+    is ``java_exception`` (``toString()``: the class and the message)."""
+
+    def __init__(self, java: Any) -> None:
+        super().__init__("An error occurred while calling o42.localCheckpoint.\n: org.apache.spark.SparkException ...")
+        self.java_exception = java
+
+
+class _JavaError:
+    def __init__(self, text: str | None) -> None:
+        self.text = text
+
+    def toString(self) -> str:  # noqa: N802 - the JVM's name
+        if self.text is None:
+            raise ConnectionError("the JVM is gone")
+        return self.text
+
+
+def test_materialise_names_the_jvms_error_not_py4js_call() -> None:
+    jvm_line = "org.apache.spark.SparkRuntimeException: no such luck"
+    with pytest.raises(EngineError) as caught:
+        cs.materialise_spark(_Refusing(_Py4JError(_JavaError(jvm_line + "\n\tat org.apache.spark.Foo"))))
+    assert str(caught.value).endswith("which this session refused: " + jvm_line)
+    with pytest.raises(EngineError) as caught:  # the JVM gone: py4j's own line is kept
+        cs.materialise_spark(_Refusing(_Py4JError(_JavaError(None))))
+    assert str(caught.value).endswith("which this session refused: An error occurred while calling o42.localCheckpoint.")
