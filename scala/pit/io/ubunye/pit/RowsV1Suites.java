@@ -25,6 +25,7 @@ public class RowsV1Suites {
         "io.ubunye.spark.rowsv1.LineBufferFastPathSuite",
         "io.ubunye.spark.rowsv1.FloatTextSuite",
         "io.ubunye.spark.rowsv1.MultiplyHighSuite",
+        "io.ubunye.spark.FixtureKindsSuite", // Kinds, Digests, SketchCells: the fixtures without a session
     };
 
     /** A child per ScalaTest test, named "Suite: test name"; filterable (PIT runs one child at a time). */

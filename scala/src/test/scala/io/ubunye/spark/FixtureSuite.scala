@@ -1,14 +1,13 @@
 package io.ubunye.spark
 
-import io.ubunye.spark.rowsv1.{Digests, Kinds}
-
 import org.apache.spark.sql.{AnalysisException, DataFrame}
 import org.scalatest.funsuite.AnyFunSuite
 
 /** Every shared fixture (tests/fixtures/rows-v1): each row's canonical line, and the
-  * row count, schema hash and data hash through the aggregate, on every execution
-  * path (generated code and interpreted, ANSI on and off) and over several
-  * partitions. Error fixtures must fail at analysis with a message naming the culprit.
+  * row count and data hash through the aggregate, on every execution path (generated
+  * code and interpreted, ANSI on and off) and over several partitions. Error fixtures
+  * must fail at analysis with a message naming the culprit. The kinds and schema hash,
+  * which need no session, are checked by FixtureKindsSuite.
   */
 class FixtureSuite extends AnyFunSuite with SparkSessionManager {
 
@@ -22,11 +21,6 @@ class FixtureSuite extends AnyFunSuite with SparkSessionManager {
   Fixtures.all.foreach { f =>
     f.error match {
       case None =>
-        test(s"fixture ${f.name}: kinds and schema hash") {
-          val kinds = Kinds.canonicalSchema(f.schema).fold(e => fail(e), identity)
-          assert(kinds.toSet == f.columns.map(c => c._1 -> c._2).toSet)
-          assert(Digests.schemaHash(kinds) == f.schemaHash)
-        }
         executionModes.foreach { case (mode, conf) =>
           test(s"fixture ${f.name}: lines, rows and data hash ($mode)") {
             withConf(conf) {

@@ -1,10 +1,10 @@
 package io.ubunye.spark
 
-import java.io.File
 import java.nio.{ByteBuffer, ByteOrder}
 import java.util.{Base64, UUID}
 
-import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
+import com.fasterxml.jackson.databind.JsonNode
+import io.ubunye.spark.SketchVectors.{cases, expected, members, seq}
 import io.ubunye.spark.observe.RowsV1Observations
 import io.ubunye.spark.rowsv1.SketchCells
 
@@ -12,40 +12,13 @@ import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.types._
 import org.scalatest.funsuite.AnyFunSuite
 
-/** The localisation sketch (`docs/spec/rows-v1-localise.md`) on the JVM: the cell rule,
-  * the `ubunye_rows_v1_sketch` aggregate and the observed write node give the
-  * known-answer cells of `tests/fixtures/sketch/vectors.json` (the Python reference's),
-  * on every execution path and however the rows are partitioned.
+/** The localisation sketch (`docs/spec/rows-v1-localise.md`) on the JVM: the
+  * `ubunye_rows_v1_sketch` aggregate and the observed write node give the known-answer
+  * cells of `tests/fixtures/sketch/vectors.json` (the Python reference's), on every
+  * execution path and however the rows are partitioned. The cell rule alone, which
+  * needs no session, is checked by FixtureKindsSuite.
   */
 class SketchSuite extends AnyFunSuite with SparkSessionManager {
-
-  /** What a Jackson iterator gives (no collection converters: Scala 2.12 and 2.13 alike). */
-  private def seq[T](it: java.util.Iterator[T]): Seq[T] = {
-    val b = Seq.newBuilder[T]
-    while (it.hasNext) b += it.next()
-    b.result()
-  }
-
-  private val mapper = new ObjectMapper()
-  private val vectors: JsonNode = mapper.readTree(new File("tests/fixtures/sketch/vectors.json"))
-
-  /** An object's members in order (not `JsonNode.fields`, deprecated in newer Jacksons). */
-  private def members(n: JsonNode): Seq[(String, JsonNode)] =
-    seq(mapper.convertValue(n, classOf[java.util.LinkedHashMap[String, AnyRef]]).keySet().iterator()).map(k => k -> n.get(k))
-
-  /** The cases of the default size (the only size the plugin computes). */
-  private def cases: Seq[JsonNode] = seq(vectors.get("cases").elements())
-    .filter(c => c.get("cells").asInt() == SketchCells.Cells && c.get("k").asInt() == SketchCells.K)
-
-  /** A case's expected cells as the record form's bytes. */
-  private def expected(c: JsonNode): Array[Byte] = {
-    val cells = SketchCells.empty()
-    members(c.get("expected_cells")).foreach { case (key, value) =>
-      val values = seq(value.elements()).map(v => java.lang.Long.parseUnsignedLong(v.asText()))
-      values.zipWithIndex.foreach { case (v, i) => cells(4 * key.toInt + i) = v }
-    }
-    SketchCells.toBytes(cells)
-  }
 
   /** A case's rows as a frame of `partitions` partitions. */
   private def frame(c: JsonNode, partitions: Int): DataFrame = {
@@ -62,18 +35,6 @@ class SketchSuite extends AnyFunSuite with SparkSessionManager {
   }
 
   private def sketchOf(df: DataFrame): Row = df.selectExpr("ubunye_rows_v1_sketch(*)").head().getStruct(0)
-
-  test("the cell rule gives the known-answer cells from the vectors' lanes") {
-    assert(cases.size >= 4)
-    cases.foreach { c =>
-      val cells = SketchCells.empty()
-      seq(c.get("lanes").elements()).foreach { l =>
-        SketchCells.add(cells, java.lang.Long.parseUnsignedLong(l.get(0).asText()),
-          java.lang.Long.parseUnsignedLong(l.get(1).asText()))
-      }
-      assert(SketchCells.toBytes(cells).sameElements(expected(c)), c.get("name").asText())
-    }
-  }
 
   test("ubunye_rows_v1_sketch gives the known-answer cells on every execution path, partitions merged") {
     cases.foreach { c =>
@@ -147,8 +108,7 @@ class SketchSuite extends AnyFunSuite with SparkSessionManager {
 
   test("ubunye_rows_v1_find keeps the lines of the named rows, every copy, with the sums of all rows") {
     cases.filter(c => c.get("rows").size() >= 3).foreach { c =>
-      val lanes = seq(c.get("lanes").elements()).map(l =>
-        (java.lang.Long.parseUnsignedLong(l.get(0).asText()), java.lang.Long.parseUnsignedLong(l.get(1).asText())))
+      val lanes = SketchVectors.lanes(c)
       val lines = seq(c.get("lines").elements()).map(_.asText())
       // the first and the last row asked for, and a name no row has
       val asked = Seq(0, lines.size - 1).distinct
