@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import threading
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from typing import Any, Iterator
@@ -150,17 +151,24 @@ class _Collector(BaseHTTPRequestHandler):
         pass
 
 
-@pytest.fixture()
-def server() -> Iterator[tuple[str, type[_Collector]]]:
-    handler = type("Handler", (_Collector,), {"received": [], "auth": [], "status": 201})
+@contextmanager
+def serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """An HTTP server on 127.0.0.1 (a free port) answering with ``handler`` in a thread: its lineage URL."""
     httpd = HTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}/api/v1/lineage", handler
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/api/v1/lineage"
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+@pytest.fixture()
+def server() -> Iterator[tuple[str, type[_Collector]]]:
+    handler = type("Handler", (_Collector,), {"received": [], "auth": [], "status": 201})
+    with serving(handler) as url:
+        yield url, handler
 
 
 def test_posts_every_event_when_the_url_is_set(server: tuple[str, type[_Collector]]) -> None:

@@ -27,7 +27,7 @@ import posixpath
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Union
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 GLOB_CHARS = "*?[{"
 # URL schemes that name one store under several names.
@@ -127,14 +127,32 @@ def authority_and_path(rest: str) -> tuple[str, str]:
     A password may hold ``/`` or ``@`` (AWS secret keys): ``user:pa/ss@host`` drops up to the
     last ``@`` when what precedes its first ``/`` is ``user:password`` (not ``host:port``)."""
     rest = rest.split("?", 1)[0].split("#", 1)[0]
-    head, at, tail = rest.rpartition("@")
-    first = head.split("/", 1)[0]
-    if at and ":" in first and not first.rpartition(":")[2].isdigit():
-        rest = tail
-    elif at and "/" not in head:
-        rest = tail
+    rest = rest[_userinfo_end(rest) + 1:]
     authority, slash, path = rest.partition("/")
     return authority.rpartition("@")[2].lower(), slash + path
+
+
+def _userinfo_end(rest: str) -> int:
+    """The index of the ``@`` that ends the userinfo of what follows ``scheme://`` (-1: none):
+    the last ``@`` when what precedes its first ``/`` is ``user:password`` (not ``host:port``),
+    or when no ``/`` precedes it."""
+    head, at, _ = rest.rpartition("@")
+    first = head.split("/", 1)[0]
+    if at and ((":" in first and not first.rpartition(":")[2].isdigit()) or "/" not in head):
+        return len(head)
+    return -1
+
+
+def split_userinfo(url: str) -> tuple[str, Optional[str], Optional[str]]:
+    """``(url without its userinfo, user, password)`` (percent-decoded; None when absent): what a
+    sender hands a third-party client, which may print a URL it cannot parse, password and all.
+    The password may hold ``/``, ``@``, ``?``, ``#`` and spaces (the rule of :func:`authority_and_path`)."""
+    scheme, sep, rest = url.partition("://")
+    end = _userinfo_end(rest) if sep else -1
+    if end < 0:
+        return url, None, None
+    user, colon, password = rest[:end].partition(":")
+    return f"{scheme}://{rest[end + 1:]}", unquote(user), unquote(password) if colon else None
 
 
 def table(name: str) -> Location:

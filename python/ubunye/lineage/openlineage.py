@@ -24,7 +24,9 @@ several tasks. Every event passes the project's masking path. ``post_events(url,
 """
 from __future__ import annotations
 
+import base64
 import hashlib
+import http.client
 import json
 import urllib.error
 import urllib.request
@@ -38,7 +40,7 @@ from urllib.parse import urlsplit
 from ubunye._version import __version__
 from ubunye.lineage.context import uuid7
 from ubunye.lineage.record import RunRecord, Step, parse_moment
-from ubunye.masking import MaskedError, mask, mask_doc
+from ubunye.masking import MaskedError, mask, mask_doc, process
 
 URL_ENV = "UBUNYE_OPENLINEAGE_URL"
 NAMESPACE = "ubunye"
@@ -265,22 +267,57 @@ class PostError(MaskedError, RuntimeError):
     """An event the lineage server did not accept."""
 
 
+def endpoint(url: str) -> tuple[str, Optional[tuple[str, str]]]:
+    """``url`` without its userinfo, and the ``(user, password)`` it carried (None without one).
+
+    The password is made known to the masker first: no text, ours or a client's, shows it. No
+    sender hands a URL with userinfo on (a client may print a URL it cannot parse, password and all)."""
+    from ubunye.locations import split_userinfo
+
+    bare, user, password = split_userinfo(url)
+    if password:
+        process().add(password)
+    return bare, None if user is None else (user, password or "")
+
+
+def basic_auth(credentials: tuple[str, str]) -> str:
+    """The ``Authorization`` value of HTTP Basic for ``(user, password)``."""
+    return "Basic " + base64.b64encode(":".join(credentials).encode("utf-8")).decode("ascii")
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """A 3xx is no acceptance: never followed (urllib would turn a POST answered 302 into a GET
+    without the event), it is an HTTPError like a 4xx."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
 def post_events(url: str, events: Iterable[dict[str, Any]], *, timeout: float = 10.0) -> PostResult:
-    """POST each event as JSON to ``url``; raises :class:`PostError` naming the URL."""
-    if urlsplit(url).scheme not in ("http", "https"):
-        raise PostError(f"{URL_ENV}={url!r} is not an http(s) URL")
+    """POST each event as JSON to ``url``; raises :class:`PostError` naming the URL (without its
+    userinfo, which goes as HTTP Basic) unless every answer is a 2xx."""
+    bare, credentials = endpoint(url)
+    try:
+        scheme = urlsplit(bare).scheme
+    except ValueError as exc:
+        raise PostError(f"{URL_ENV}={bare!r} is not a URL: {exc}") from None
+    if scheme not in ("http", "https"):
+        raise PostError(f"{URL_ENV}={bare!r} is not an http(s) URL")
+    headers = {"Content-Type": "application/json"}
+    if credentials is not None:
+        headers["Authorization"] = basic_auth(credentials)
+    opener = urllib.request.build_opener(_NoRedirect)
     sent = 0
     for event in events:
-        body = json.dumps(mask_doc(event)).encode("utf-8")  # what leaves the process is masked
-        request = urllib.request.Request(url, data=body, method="POST",
-                                         headers={"Content-Type": "application/json"})
         try:
-            with urllib.request.urlopen(request, timeout=timeout) as response:
+            body = json.dumps(mask_doc(event)).encode("utf-8")  # what leaves the process is masked
+            request = urllib.request.Request(bare, data=body, method="POST", headers=headers)
+            with opener.open(request, timeout=timeout) as response:
                 response.read()
         except urllib.error.HTTPError as exc:
-            raise PostError(f"{url} refused run {event['run']['runId']}: HTTP {exc.code} {exc.reason}") from None
-        except (urllib.error.URLError, OSError) as exc:
+            raise PostError(f"{bare} refused run {event['run']['runId']}: HTTP {exc.code} {exc.reason}") from None
+        except (urllib.error.URLError, OSError, ValueError, TypeError, http.client.HTTPException) as exc:
             reason = getattr(exc, "reason", exc)
-            raise PostError(f"could not send to {url}: {reason}") from None
+            raise PostError(f"could not send to {bare}: {type(exc).__name__}: {reason}") from None
         sent += 1
-    return PostResult(mask(url), sent)
+    return PostResult(mask(bare), sent)
