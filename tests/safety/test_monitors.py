@@ -45,7 +45,8 @@ def hidden(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(params=["newest", "oldest", "none"])
 def sender(request: pytest.FixtureRequest, hidden: Path) -> dict[str, str]:
-    """The environment that makes the CLI send through that client (PYTHONPATH first)."""
+    """The environment that makes the CLI send through that client (PYTHONPATH first); a probe
+    that names no sender runs through each."""
     if request.param == "newest":
         return {}
     if request.param == "oldest":
@@ -136,7 +137,8 @@ def test_lying_exit_code_send_accepted_prints_the_events_as_built(stored: Usecas
     assert as_json.code == 0 and doc["events"] == printed and doc["posted"]["sent"] == 2, str(as_json)
 
 
-@pytest.mark.parametrize("status", [307, 302, 500])
+@pytest.mark.parametrize(("sender", "status"), [("newest", 307), ("newest", 302), ("newest", 500), ("oldest", 307),
+                                                ("none", 302), ("none", 500)], indirect=["sender"])
 def test_lying_exit_code_send_not_accepted_is_exit_2(stored: Usecase, sender: dict[str, str], status: int,
                                                      collector: tuple[str, type[Collector]]) -> None:
     """A 3xx is no acceptance (a sender that follows it may drop the body: a 302 becomes a GET),
@@ -149,7 +151,8 @@ def test_lying_exit_code_send_not_accepted_is_exit_2(stored: Usecase, sender: di
     assert handler.followed == [], "a redirect was followed"
 
 
-@pytest.mark.parametrize("url", ["http://127.0.0.1:abc/api", "http://[::1/api"])
+@pytest.mark.parametrize(("sender", "url"), [("newest", "http://127.0.0.1:abc/api"), ("none", "http://127.0.0.1:abc/api"),
+                                             ("none", "http://[::1/api")], indirect=["sender"])
 def test_traceback_send_to_an_unparsable_url_is_one_line(stored: Usecase, sender: dict[str, str], url: str) -> None:
     result = send(stored, env={**sender, URL_ENV: url})
     assert_one_line_error(result, code=2)
@@ -173,6 +176,7 @@ def test_secret_leak_url_password_the_client_cannot_parse(stored: Usecase, sende
         assert_no_secret(part, result)
 
 
+@pytest.mark.parametrize("sender", ["newest", "none"], indirect=True)
 def test_secret_leak_url_password_is_sent_as_basic_auth_never_in_a_text(
         stored: Usecase, sender: dict[str, str], collector: tuple[str, type[Collector]]) -> None:
     """The userinfo leaves the URL before any client sees it, and still authenticates (Basic)."""
@@ -233,6 +237,7 @@ def test_lying_exit_code_monitor_through_kafka_without_its_package(live: Usecase
     assert len(warned) == 2 and all("confluent" in w for w in warned), str(result)
 
 
+@pytest.mark.parametrize("sender", ["newest", "oldest"], indirect=True)
 def test_lying_exit_code_monitor_refused_by_the_collector(live: Usecase, sender: dict[str, str],
                                                           collector: tuple[str, type[Collector]]) -> None:
     url, handler = collector
@@ -251,3 +256,20 @@ def test_lying_exit_code_monitor_of_a_failed_run_still_says_failed(live: Usecase
     assert result.code != 0
     assert_run_unharmed(live, result, status="error")
     assert [e["eventType"] for e in handler.received] == ["START", "FAIL"]
+
+
+def test_lying_exit_code_monitor_with_no_destination_says_not_sent(live: Usecase, tmp_path: Path) -> None:
+    """No URL and no client configuration: the client would print the events to its console logger
+    (nowhere, by default) and the run said nothing; now each event is one warning."""
+    result = live.run("-t", "t", env={"HOME": str(tmp_path)})  # no ~/.openlineage/openlineage.yml
+    warned = assert_run_unharmed(live, result)
+    assert len(warned) == 2 and all("configuration" in w for w in warned), str(result)
+    assert "Couldn't find" not in result.err.replace(warned[0], "").replace(warned[1], ""), str(result)
+
+
+def test_lying_exit_code_send_with_the_client_disabled(stored: Usecase, collector: tuple[str, type[Collector]]) -> None:
+    """OPENLINEAGE_DISABLED=true makes the client drop every event: "sent 2" was a lie."""
+    url, handler = collector
+    result = send(stored, "--json", env={URL_ENV: url, "OPENLINEAGE_DISABLED": "true"})
+    assert_one_line_error(result, code=2, naming=["disabled"])
+    assert handler.received == []
