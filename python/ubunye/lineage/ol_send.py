@@ -8,7 +8,11 @@ composite ...) and its configuration: ``OPENLINEAGE_CONFIG``, ``./openlineage.ym
 alias). Without the package, the minimal HTTP sender (:func:`post_events`) POSTs to
 that URL. Each event has passed the masking path when it was built; every error is
 masked, and the API keys of the environment are made known to the masker first, so
-a key is never printed.
+a key is never printed. A URL's userinfo never reaches the client (it goes as HTTP Basic).
+
+A send is proven only by a 2xx answer to every event: anything else (a transport that cannot be
+built, a 3xx, 4xx or 5xx, a warning the client logs while sending) is one :class:`PostError`.
+A live run's send (:func:`send_live`) never fails the run: its failure is one warning.
 """
 from __future__ import annotations
 
