@@ -273,3 +273,17 @@ def test_lying_exit_code_send_with_the_client_disabled(stored: Usecase, collecto
     result = send(stored, "--json", env={URL_ENV: url, "OPENLINEAGE_DISABLED": "true"})
     assert_one_line_error(result, code=2, naming=["disabled"])
     assert handler.received == []
+
+
+def test_secret_leak_password_in_the_clients_own_url_variable(stored: Usecase, live: Usecase) -> None:
+    """OPENLINEAGE_URL is read by the client itself (its message names the URL it cannot parse): the
+    password is taught to the masker before the client is built."""
+    env = {"OPENLINEAGE_URL": f"http://olu:{SECRET}@127.0.0.1:abc"}
+    result = send(stored, env=env)
+    assert_one_line_error(result, code=2)
+    for part in SECRET.split():
+        assert_no_secret(part, result)
+    ran = live.run("-t", "t", env=env)
+    assert len(assert_run_unharmed(live, ran)) == 2
+    for part in SECRET.split():
+        assert_no_secret(part, ran, live.root)
