@@ -287,3 +287,20 @@ def test_secret_leak_password_in_the_clients_own_url_variable(stored: Usecase, l
     assert len(assert_run_unharmed(live, ran)) == 2
     for part in SECRET.split():
         assert_no_secret(part, ran, live.root)
+
+
+@pytest.mark.parametrize(("url", "split"), [
+    (f"http://olu:{SECRET}@127.0.0.1:abc/x", ("http://127.0.0.1:abc/x", "olu", SECRET)),
+    ("http://u:pa/ss@w#o?rd@h:5000/api?x=1", ("http://h:5000/api?x=1", "u", "pa/ss@w#o?rd")),
+    ("https://u:p%20q@h/api", ("https://h/api", "u", "p q")),
+    ("http://u:1234@h", ("http://h", "u", "1234")),
+    ("http://u@h/api", ("http://h/api", "u", None)),
+    ("http://h:5000/api/v1/lineage?mail=a@b", ("http://h:5000/api/v1/lineage?mail=a@b", None, None)),
+    ("http://h:5000/a@b", ("http://h:5000/a@b", None, None)),
+    ("not a url", ("not a url", None, None)),
+])
+def test_secret_leak_split_userinfo(url: str, split: tuple[Any, ...]) -> None:
+    """What no client is given: the userinfo, cut where the masker and the dataset names cut it."""
+    from ubunye.locations import split_userinfo
+
+    assert split_userinfo(url) == split
