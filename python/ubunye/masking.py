@@ -29,6 +29,7 @@ inside :func:`active`, else the process masker. This module imports nothing from
 from __future__ import annotations
 
 import functools
+from collections import abc
 
 import json
 import logging
@@ -46,12 +47,13 @@ SHORT = 4  # a number shorter than this is a setting (``sig_figs: 3``), never a 
 LONG = 8  # values shorter than this are masked only where they stand alone as a token (not in a path)
 
 # Record fields that hold ids, hashes, seals, the identity that places a record in its store,
-# instants and the environment: never masked (a short secret can occur in a digest or a date).
+# instants, the environment and a step's localisation sketch (digests in base64): never masked
+# (a short secret can occur in a digest or a date).
 HASH_KEYS = frozenset({
     "run_id", "seal", "data_hash", "schema_hash", "config_hash", "code_hash", "environment_hash",
     "storage_signature", "hash_method", "hash_engine", "hash_pass", "record_version",
     "usecase", "package", "task_name", "task_path", "started_at", "ended_at", "environment",
-    "direction", "status",
+    "direction", "status", "sketch",
 })
 
 # Parts of a name that make it secret, matched case-insensitively anywhere in it.
@@ -294,6 +296,98 @@ class Masker:
         pattern = re.compile(rf"(?P<digest>{_DIGEST})|{'|'.join(parts)}")
         self._built = (values, pattern)
         return pattern
+
+
+# A text some rule could change holds one of these (the URL and Oracle forms an ``@``, a parameter
+# an ``=``, a quoted pair a quote then ``:``, a token its kind): other texts are left unread.
+_RULE_HINT = re.compile(r"[@=]|[\"']\s*:|(?i:bearer|basic)")
+
+
+def reread(doc: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A JSON document read back (a run record: another program's, or one written before a rule
+    was added) as it may be shown: masked by the rules and by the values of the secret-named
+    variables it carries (``doc["variables"]``), ids and hashes kept (:meth:`Masker.doc`).
+    ``doc`` itself when that would change nothing, which is found without copying it."""
+    masker = Masker()
+    variables = doc.get("variables")
+    if isinstance(variables, Mapping):
+        masker.add_variables(variables)
+    if masker.values() or _rules_change(doc, masker):
+        return masker.doc(doc)
+    return doc
+
+
+_PLAIN, _KEPT, _SECRET = 0, 1, 2
+_KEY_KINDS: dict[Any, int] = {}  # a key -> how Masker.doc treats its value (records repeat the same keys)
+
+
+def _key_kind(key: Any) -> int:
+    kind = _KEY_KINDS.get(key)
+    if kind is None:
+        name = str(key)
+        kind = _KEPT if name in HASH_KEYS else _SECRET if is_secret_name(name) else _PLAIN
+        if len(_KEY_KINDS) < 10_000:
+            _KEY_KINDS[key] = kind
+    return kind
+
+
+def _rules_change(doc: Any, masker: Masker) -> bool:
+    """True when :meth:`Masker.doc` would change ``doc`` (a masker that knows no value): a value
+    under a secret-looking key, or a text a rule changes. Every record read passes here: the tree
+    is walked once (the exact JSON types first: an ``isinstance`` against an abstract class costs
+    more than the rest), its texts searched together for what a rule needs, and only on a hit one
+    by one."""
+    texts: list[str] = []
+    stack = [doc]
+    kinds = _KEY_KINDS
+    while stack:
+        obj = stack.pop()
+        if type(obj) is not dict and not isinstance(obj, abc.Mapping):  # a list or a tuple
+            for value in obj:
+                kind = type(value)
+                if kind is str:
+                    texts.append(value)
+                elif kind is dict or kind is list:
+                    stack.append(value)
+                elif kind not in _NUMBERS and value is not None:
+                    if isinstance(value, str):
+                        texts.append(value)
+                    elif isinstance(value, (abc.Mapping, list, tuple)):
+                        stack.append(value)
+            continue
+        for key, value in obj.items():
+            kind = kinds.get(key)
+            if kind is None:
+                kind = _key_kind(key)
+            if kind == _KEPT or value is None:
+                continue
+            vtype = type(value)
+            if vtype is str:
+                if kind == _SECRET and value != MASK:
+                    return True
+                texts.append(value)
+            elif vtype is dict:
+                stack.append(value)
+            elif vtype is bool:
+                continue
+            elif kind == _SECRET:
+                if not isinstance(value, abc.Mapping):
+                    return True  # a number or a list under a secret-looking key: Masker.doc writes ***
+                stack.append(value)
+            elif vtype is list:
+                stack.append(value)
+            elif vtype not in _NUMBERS:
+                if isinstance(value, str):
+                    texts.append(value)
+                elif isinstance(value, (abc.Mapping, list, tuple)):
+                    stack.append(value)
+    hint = _RULE_HINT.search
+    if not hint("\n".join(texts)):
+        return False
+    return any(hint(t) and masker.text(t) != t for t in texts)
+
+
+_NUMBERS = (int, float, bool)
 
 
 _PROCESS = Masker()
