@@ -55,6 +55,9 @@ HASH_KEYS = frozenset({
     "usecase", "package", "task_name", "task_path", "started_at", "ended_at", "environment",
     "direction", "status", "sketch",
 })
+# Record fields whose keys are the user's names (``--var status=...`` is no record status):
+# HASH_KEYS do not apply inside them.
+USER_KEYS = frozenset({"variables"})
 
 # Parts of a name that make it secret, matched case-insensitively anywhere in it.
 _SECRET_PARTS = (
@@ -277,7 +280,7 @@ class Masker:
                 elif is_secret_name(name) and value is not None and not isinstance(value, (bool, Mapping)):
                     out[key] = MASK
                 else:
-                    out[key] = self.doc(value, skip=skip)
+                    out[key] = self.doc(value, skip=frozenset() if name in USER_KEYS else skip)
             return out
         if isinstance(obj, (list, tuple)):
             return [self.doc(v, skip=skip) for v in obj]
@@ -312,9 +315,15 @@ def reread(doc: Mapping[str, Any]) -> Mapping[str, Any]:
     variables = doc.get("variables")
     if isinstance(variables, Mapping):
         masker.add_variables(variables)
-    if masker.values() or _rules_change(doc, masker):
+    values = masker.values()
+    if len(values) > REREAD_VALUES:  # a forged record with thousands: never a pattern of thousands
+        masker = Masker(sorted(values, key=len, reverse=True)[:REREAD_VALUES])
+    if values or _rules_change(doc, masker):
         return masker.doc(doc)
     return doc
+
+
+REREAD_VALUES = 256  # at most this many of a record's secret values (the longest) mask its texts
 
 
 _PLAIN, _KEPT, _SECRET = 0, 1, 2
@@ -366,6 +375,9 @@ def _rules_change(doc: Any, masker: Masker) -> bool:
                 if kind == _SECRET and value != MASK:
                     return True
                 texts.append(value)
+            elif vtype is dict and key in USER_KEYS:
+                if _user_keys_change(value, texts):
+                    return True
             elif vtype is dict:
                 stack.append(value)
             elif vtype is bool:
@@ -388,6 +400,24 @@ def _rules_change(doc: Any, masker: Masker) -> bool:
 
 
 _NUMBERS = (int, float, bool)
+
+
+def _user_keys_change(obj: Any, texts: list[str]) -> bool:
+    """:func:`_rules_change` inside :data:`USER_KEYS` (no key kept), its texts added to ``texts``."""
+    if isinstance(obj, str):
+        texts.append(obj)
+    elif isinstance(obj, abc.Mapping):
+        for key, value in obj.items():
+            if value is None or isinstance(value, bool):
+                continue
+            if is_secret_name(str(key)) and not isinstance(value, abc.Mapping):
+                if value != MASK:
+                    return True
+            elif _user_keys_change(value, texts):
+                return True
+    elif isinstance(obj, (list, tuple)):
+        return any(_user_keys_change(value, texts) for value in obj)
+    return False
 
 
 _PROCESS = Masker()

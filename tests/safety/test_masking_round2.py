@@ -236,3 +236,48 @@ def test_validate_json_stdout_is_one_document(tmp_path: Path) -> None:
     assert result.code == 0, str(result)
     assert json.loads(result.out)["ok"] is True
     assert "hello from import" in result.err
+
+
+# --- a variable named like a record field (status, sketch, environment) is still masked -------------------------
+
+
+def test_secret_leak_var_named_like_a_record_field(tmp_path: Path) -> None:
+    """``Masker.doc`` keeps the values of a record's own fields (``status``, ``sketch`` ...) as they are;
+    a variable of that name is the user's, not the field: its password is masked in the record."""
+    uc = Usecase(tmp_path)
+    src = uc.parquet("people.parquet")
+    uc.task("t", _config(uc, src))
+    result = uc.run("-t", "t", "--lineage", "--var", "status=postgresql://etl:Stat-Pw-7712@db/x",
+                    "--var", "sketch=https://h/x?token=Sk-Tok-7713", "--var", "run_id=Rid-Pw-7714")
+    assert result.code == 0, str(result)
+    variables = uc.records("t")[0]["variables"]
+    assert variables["status"] == "postgresql://etl:***@db/x" and variables["sketch"] == "https://h/x?token=***"
+    for secret in ("Stat-Pw-7712", "Sk-Tok-7713"):
+        assert_no_secret(secret, result, uc.lineage_dir)
+
+
+def test_secret_leak_other_writer_variable_named_like_a_record_field() -> None:
+    from ubunye.lineage.record import RunRecord
+
+    record = RunRecord.from_dict({"run_id": "r1", "variables": {"status": "postgresql://u:Fld-Pw-7715@h/db"}})
+    assert record.variables["status"] == "postgresql://u:***@h/db"
+
+
+def test_other_writer_with_thousands_of_secret_variables_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A forged record with 5,000 secret-named variables: every one shows ``***``, and the texts are
+    masked with at most REREAD_VALUES of their values (the longest), not a 5,000-way pattern."""
+    import ubunye.masking as masking
+    from ubunye.lineage.record import RunRecord
+
+    sizes: list[int] = []
+    real = masking.Masker.doc
+
+    def doc(self: Masker, obj: object, **kw: object) -> object:
+        sizes.append(len(self.values()))
+        return real(self, obj, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(masking.Masker, "doc", doc)
+    variables = {f"pw_{i}": f"Many-Pw-{i:05d}" for i in range(5000)}
+    record = RunRecord.from_dict({"run_id": "r1", "variables": variables, "error": "x Many-Pw-04999-long-one y"})
+    assert set(record.variables.values()) == {MASK}
+    assert sizes and max(sizes) <= masking.REREAD_VALUES
