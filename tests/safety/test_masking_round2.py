@@ -268,6 +268,7 @@ def test_other_writer_with_thousands_of_secret_variables_is_bounded(monkeypatch:
     masked with at most REREAD_VALUES of their values (the longest), not a 5,000-way pattern."""
     import ubunye.masking as masking
     from ubunye.lineage.record import RunRecord
+    from ubunye.lineage.remask import REREAD_VALUES
 
     sizes: list[int] = []
     real = masking.Masker.doc
@@ -280,4 +281,4 @@ def test_other_writer_with_thousands_of_secret_variables_is_bounded(monkeypatch:
     variables = {f"pw_{i}": f"Many-Pw-{i:05d}" for i in range(5000)}
     record = RunRecord.from_dict({"run_id": "r1", "variables": variables, "error": "x Many-Pw-04999-long-one y"})
     assert set(record.variables.values()) == {MASK}
-    assert sizes and max(sizes) <= masking.REREAD_VALUES
+    assert sizes and max(sizes) <= REREAD_VALUES

@@ -15,7 +15,7 @@ digit of a row count, a key renamed so that its field goes missing) is damage, n
 another claim. Records without a seal (other writers, ubunye-engine 0.8.0, version 1)
 load as before; other writers ignore the field, as the spec asks of unknown fields.
 
-Every record is loaded masked (:func:`ubunye.masking.reread`, after its seal is checked): a
+Every record is loaded masked (:func:`ubunye.lineage.remask.reread`, after its seal is checked): a
 record another program wrote, or one this package wrote before a masking rule was added, is
 masked by today's rules and the secret-named variables it carries before anything shows it.
 A record masked when it was written loads unchanged.
@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
 from typing import Any, Optional
 
-from ubunye.masking import reread
+from ubunye.lineage.remask import reread
 
 RECORD_VERSION = 2
 SEAL_FIELD = "seal"
@@ -263,7 +263,7 @@ class RunRecord:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "RunRecord":
-        """The record of a decoded JSON document, masked (:func:`ubunye.masking.reread`);
+        """The record of a decoded JSON document, masked (:func:`ubunye.lineage.remask.reread`);
         :class:`MalformedRecord` when it is not one."""
         record = cls._checked(data)
         shown = reread(data)
