@@ -282,3 +282,13 @@ def test_other_writer_with_thousands_of_secret_variables_is_bounded(monkeypatch:
     record = RunRecord.from_dict({"run_id": "r1", "variables": variables, "error": "x Many-Pw-04999-long-one y"})
     assert set(record.variables.values()) == {MASK}
     assert sizes and max(sizes) <= REREAD_VALUES
+
+
+def test_warning_line_capped(tmp_path: Path) -> None:
+    uc = Usecase(tmp_path)
+    src = uc.parquet("people.parquet")
+    body = "import warnings\nwarnings.warn('w' * 100000)\nreturn {'out': sources['people']}"
+    uc.task("t", _config(uc, src), task_code(body))
+    result = uc.run("-t", "t", "--lineage")
+    assert result.code == 0 and "wwww" in result.err, str(result)[:3000]
+    assert max(len(line) for line in result.err.splitlines()) <= 2000, [len(x) for x in result.err.splitlines()]
