@@ -99,8 +99,14 @@ _DIGEST = r"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{32,}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0
 # Where a short value stands alone as a token: no word character, ``-``, or path or name part
 # (``/`` ``\`` ``.``) before it; no word character, ``-``, ``/`` or ``.`` that goes on after it (a
 # ``.`` ending a sentence is fine; a ``\`` after it is an escape: ``\"data\"`` in JSON in JSON).
-_TOKEN_START = r"(?<![\w\-./\\])"
+_TOKEN_START = r"(?:(?<![\w\-./\\])|(?<=\\[ntr]))"  # (``\n`` ``\t`` ``\r`` in a repr: no word before)
 _TOKEN_END = r"(?![\w\-/]|\.[^\s])"
+
+
+def _token(form: str) -> str:
+    """A short value's pattern: a whole token, or the password of ``user/password@host``."""
+    escaped = _escaped(form)
+    return rf"{_TOKEN_START}{escaped}{_TOKEN_END}|(?<=/){escaped}(?=@)"
 
 
 def _escaped(form: str) -> str:
@@ -294,7 +300,7 @@ class Masker:
             return built[1]
         forms = sorted({(f, len(v) >= LONG) for v in values for f in _forms(v)}, key=lambda f: len(f[0]),
                        reverse=True)
-        parts = [_escaped(f) if anywhere else rf"{_TOKEN_START}{_escaped(f)}{_TOKEN_END}" for f, anywhere in forms]
+        parts = [_escaped(f) if anywhere else _token(f) for f, anywhere in forms]
         pattern = re.compile(rf"(?P<digest>{_DIGEST})|{'|'.join(parts)}")
         self._built = (values, pattern)
         return pattern

@@ -184,6 +184,9 @@ def test_secret_leak_lower_case_percent_escape_in_a_run(tmp_path: Path) -> None:
     ("data.csv", "data.csv"),
     ("x.data", "x.data"),
     ("dataset x_data data-x data2", "dataset x_data data-x data2"),
+    ("sqlplus etl/data@db", "sqlplus etl/***@db"),  # user/password@host: after a / but no path part
+    ("'first line\\ndata'", "'first line\\n***'"),  # a repr: after an escaped newline, not a word
+    ("tab\\tdata\\rdata", "tab\\t***\\r***"),
 ])
 def test_short_secret_masked_as_a_whole_token_only(text: str, shown: str) -> None:
     assert Masker(["data"]).text(text) == shown
