@@ -17,9 +17,10 @@ and masks, in any text:
   value is masked only where it stands alone as a token: not inside a word nor joined to one by
   ``-`` or ``_`` (a password ``p`` leaves ``-p`` alone), and not as a part of a path or a file
   name: never right after ``/``, ``\\`` or ``.``, nor right before ``/`` or a ``.`` that goes
-  on (``data.csv``). So a password ``data`` is masked in ``password=data``,
-  ``user:data@host`` and ``was data.``, never in ``/tmp/x/data/people.csv``. A value is never
-  masked inside a longer hexadecimal digest or uuid (a run id, a hash).
+  on (``data.csv``); after a repr's ``\\n`` it stands alone, and ``user/data@host`` is masked
+  too. So a password ``data`` is masked in ``password=data``, ``user:data@host`` and ``was
+  data.``, never in ``/tmp/x/data/people.csv``. A value is never masked inside a longer
+  hexadecimal digest or uuid (a run id, a hash).
 
 Each run has its own masker (:meth:`Masker.for_run`, made current with :func:`active`); what a
 run learns is also kept by the process masker (:func:`process`), so a secret of an earlier run,

@@ -63,7 +63,7 @@ def _rules_change(doc: Any, masker: Masker) -> bool:
     kinds = _KEY_KINDS
     while stack:
         obj = stack.pop()
-        if type(obj) is not dict and not isinstance(obj, Mapping):  # a list or a tuple
+        if type(obj) is list or (type(obj) is not dict and not isinstance(obj, Mapping)):  # or a tuple
             for value in obj:
                 kind = type(value)
                 if kind is str:
