@@ -11,11 +11,16 @@ and masks, in any text:
   ``X-Amz-Signature=`` ...), SQL Server's ``{...}`` values with ``;`` and ``}}`` inside included,
   and ``'password': '...'`` pairs of a dict's repr or a JSON text;
 - ``Bearer`` tokens and ``Basic`` credentials;
-- every known secret value in its raw, ``repr``, JSON-escaped, URL-encoded and
-  whitespace-collapsed forms (and each line of a multi-line secret). A value shorter than 4
-  characters is masked only where it stands alone (not inside a word, nor joined to one by ``-``:
-  a password ``p`` leaves ``-p`` alone). A value is never masked
-  inside a longer hexadecimal digest or uuid (a run id, a hash).
+- every known secret value in its raw, ``repr``, JSON-escaped, URL-encoded (percent-escapes in
+  either case: ``%2F`` and ``%2f``) and whitespace-collapsed forms (and each line of a multi-line
+  secret). A value of at least ``LONG`` (8) characters is masked wherever it occurs. A shorter
+  value is masked only where it stands alone as a token: not inside a word nor joined to one by
+  ``-`` or ``_`` (a password ``p`` leaves ``-p`` alone), and not as a part of a path or a file
+  name: never right after ``/``, ``\\`` or ``.``, nor right before ``/`` or a ``.`` that goes
+  on (``data.csv``); after a repr's ``\\n`` it stands alone, and ``user/data@host`` is masked
+  too. So a password ``data`` is masked in ``password=data``, ``user:data@host`` and ``was
+  data.``, never in ``/tmp/x/data/people.csv``. A value is never masked inside a longer
+  hexadecimal digest or uuid (a run id, a hash).
 
 Each run has its own masker (:meth:`Masker.for_run`, made current with :func:`active`); what a
 run learns is also kept by the process masker (:func:`process`), so a secret of an earlier run,
@@ -38,16 +43,21 @@ from urllib.parse import quote, quote_plus
 MASK = "***"
 ERROR_LIMIT = 2000
 _TRUNCATED = " ... [truncated]"
-SHORT = 4  # values shorter than this are masked only where they stand alone
+SHORT = 4  # a number shorter than this is a setting (``sig_figs: 3``), never a secret
+LONG = 8  # values shorter than this are masked only where they stand alone as a token (not in a path)
 
 # Record fields that hold ids, hashes, seals, the identity that places a record in its store,
-# instants and the environment: never masked (a short secret can occur in a digest or a date).
+# instants, the environment and a step's localisation sketch (digests in base64): never masked
+# (a short secret can occur in a digest or a date).
 HASH_KEYS = frozenset({
     "run_id", "seal", "data_hash", "schema_hash", "config_hash", "code_hash", "environment_hash",
     "storage_signature", "hash_method", "hash_engine", "hash_pass", "record_version",
     "usecase", "package", "task_name", "task_path", "started_at", "ended_at", "environment",
-    "direction", "status",
+    "direction", "status", "sketch",
 })
+# Record fields whose keys are the user's names (``--var status=...`` is no record status):
+# HASH_KEYS do not apply inside them.
+USER_KEYS = frozenset({"variables"})
 
 # Parts of a name that make it secret, matched case-insensitively anywhere in it.
 _SECRET_PARTS = (
@@ -56,7 +66,11 @@ _SECRET_PARTS = (
     "credential", "sas_key", "saskey",
 )
 # Whole name segments (split on _ - . and case changes) that make it secret.
-_SECRET_SEGMENTS = frozenset({"auth", "authorization", "sig", "signature", "pass", "pw"})
+_SECRET_SEGMENTS = frozenset({"auth", "authorization", "sig", "signature", "pw"})
+# A segment holding ``pass`` is secret (``pass``, ``dbpass``, ``smtp_pass``, ``DBPASS``) unless it is
+# one of these words, which name no secret.
+_PASS_WORDS = frozenset({"passed", "passing", "passenger", "passengers", "passage", "passive", "compass",
+                         "bypass", "surpass"})
 # "<word>_key" is secret for these words; "key" alone is secret too.
 # "<word>.key" anywhere in a dotted name too: Hadoop's ``fs.azure.account.key.<account>.dfs.core.windows.net``.
 _SECRET_KEY_PREFIXES = frozenset({"secret", "master", "shared", "storage", "client", "encryption", "signing",
@@ -83,6 +97,26 @@ _BASIC = re.compile(r"\b(?P<kind>Basic|BASIC|basic)(?P<sep>\s+)(?P<tok>[A-Za-z0-
 _DIGEST = r"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{32,}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})(?![0-9A-Za-z])"
 
 
+# Where a short value stands alone as a token: no word character, ``-``, or path or name part
+# (``/`` ``\`` ``.``) before it; no word character, ``-``, ``/`` or ``.`` that goes on after it (a
+# ``.`` ending a sentence is fine; a ``\`` after it is an escape: ``\"data\"`` in JSON in JSON).
+_TOKEN_START = r"(?:(?<![\w\-./\\])|(?<=\\[ntr]))"  # (``\n`` ``\t`` ``\r`` in a repr: no word before)
+_TOKEN_END = r"(?![\w\-/]|\.[^\s])"
+
+
+def _token(form: str) -> str:
+    """A short value's pattern: a whole token, or the password of ``user/password@host``."""
+    escaped = _escaped(form)
+    return rf"{_TOKEN_START}{escaped}{_TOKEN_END}|(?<=/){escaped}(?=@)"
+
+
+def _escaped(form: str) -> str:
+    """``form`` as a pattern; its percent-escapes match in either case (``%2F``, ``%2f``)."""
+    return re.sub(r"%([0-9A-Fa-f])([0-9A-Fa-f])",
+                  lambda m: "%" + "".join(f"[{c.upper()}{c.lower()}]" if c.isalpha() else c for c in m.groups()),
+                  re.escape(form))
+
+
 def _segments(name: str) -> list[str]:
     spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name)
     return [s for s in re.split(r"[_\-.\s]+", spaced.lower()) if s]
@@ -96,6 +130,8 @@ def is_secret_name(name: str) -> bool:
         return True
     segments = _segments(name)
     if segments == ["key"] or any(s in _SECRET_SEGMENTS for s in segments):
+        return True
+    if "pass" in lowered and any("pass" in s and s not in _PASS_WORDS for s in segments):
         return True
     return any(s == "key" and before in _SECRET_KEY_PREFIXES for before, s in zip(segments, segments[1:]))
 
@@ -174,8 +210,8 @@ class Masker:
         if value is None or isinstance(value, bool):
             return
         text = str(value)
-        if not text.strip() or (not isinstance(value, str) and len(text) < SHORT):
-            return  # a number such as ``sig_figs: 3`` is a setting, not a secret
+        if not text.strip() or text == MASK or (not isinstance(value, str) and len(text) < SHORT):
+            return  # a number such as ``sig_figs: 3`` is a setting, not a secret; ``***`` was masked
         with self._lock:
             self._values.add(text)
         if self.parent is not None:
@@ -250,7 +286,7 @@ class Masker:
                 elif is_secret_name(name) and value is not None and not isinstance(value, (bool, Mapping)):
                     out[key] = MASK
                 else:
-                    out[key] = self.doc(value, skip=skip)
+                    out[key] = self.doc(value, skip=frozenset() if name in USER_KEYS else skip)
             return out
         if isinstance(obj, (list, tuple)):
             return [self.doc(v, skip=skip) for v in obj]
@@ -263,8 +299,9 @@ class Masker:
         built = self._built  # (values, pattern): one read, so another thread's rebuild cannot mix them
         if built is not None and built[0] == values:
             return built[1]
-        forms = sorted({f for v in values for f in _forms(v)}, key=len, reverse=True)
-        parts = [re.escape(f) if len(f) >= SHORT else rf"(?<![\w\-]){re.escape(f)}(?![\w\-])" for f in forms]
+        forms = sorted({(f, len(v) >= LONG) for v in values for f in _forms(v)}, key=lambda f: len(f[0]),
+                       reverse=True)
+        parts = [_escaped(f) if anywhere else _token(f) for f, anywhere in forms]
         pattern = re.compile(rf"(?P<digest>{_DIGEST})|{'|'.join(parts)}")
         self._built = (values, pattern)
         return pattern

@@ -66,6 +66,7 @@ def one_line_warnings() -> None:
     stderr, without Python's file, line and source line; other libraries' keep their form."""
     import warnings
 
+    from ubunye.cli.render import capped
     from ubunye.engine.errors import ConfigDeprecationWarning
     from ubunye.masking import mask
 
@@ -73,8 +74,8 @@ def one_line_warnings() -> None:
 
     def formatwarning(message, category, filename, lineno, line=None):  # type: ignore[no-untyped-def]
         if issubclass(category, ConfigDeprecationWarning):
-            return mask(f"warning: {' '.join(str(message).split())}") + "\n"
-        return mask(shown(message, category, filename, lineno, line))  # every warning's text is masked
+            return capped(mask(f"warning: {' '.join(str(message).split())}")) + "\n"
+        return capped(mask(shown(message, category, filename, lineno, line)))  # masked, each line capped
 
     warnings.formatwarning = formatwarning
 

@@ -6,20 +6,24 @@ result (with ``--json``, exactly one JSON document).
 
 Every command prints through :func:`echo`, :func:`warn`, :func:`fail` and :func:`emit_json`
 only, and each of them passes its text through the one masking path
-(:mod:`ubunye.masking`): no secret of the run reaches the terminal.
+(:mod:`ubunye.masking`): no secret of the run reaches the terminal. A line on stderr (a
+``FAIL``, ``warning:`` or ``error:`` line) is at most :data:`LINE_LIMIT` characters, cut after
+masking with a note of how much was cut (a run record keeps the error itself).
 """
 from __future__ import annotations
 
 import json
 import os
 import sys
-from typing import Any, NoReturn, Optional, Sequence
+from contextlib import contextmanager, redirect_stdout
+from typing import Any, Iterator, NoReturn, Optional, Sequence
 
 import click
 
 from ubunye.masking import current
 
 JSON_SCHEMA_VERSION = 1
+LINE_LIMIT = 2000  # characters of one line on stderr
 
 # verdicts and statuses -> colour
 _COLOURS = {
@@ -98,21 +102,43 @@ def json_document(document: Any, **dumps: Any) -> None:
     click.echo(json.dumps(current().doc(plain), **options))
 
 
+def capped(text: str, limit: int = LINE_LIMIT) -> str:
+    """Each line of ``text`` cut to at most ``limit`` characters, a cut one saying how much went."""
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if len(line) > limit:
+            keep = max(0, limit - 40)  # the note is shorter than 40 characters
+            lines[i] = f"{line[:keep]} ... [{len(line) - keep:,} characters cut]"
+    return "\n".join(lines)
+
+
+@contextmanager
+def stdout_kept_for_json(active: bool = True) -> Iterator[None]:
+    """While ``active`` (a ``--json`` command at work), whatever else writes to stdout (task code
+    printing as it is imported) goes to stderr: stdout holds the one JSON document."""
+    if not active:
+        yield
+        return
+    with redirect_stdout(sys.stderr):
+        yield
+
+
 def echo(text: Any = "", *, err: bool = False, nl: bool = True) -> None:
-    """A line of human output (masked) on stdout, or on stderr with ``err``."""
-    click.echo(current().text(text), err=err, nl=nl)
+    """A line of human output (masked) on stdout, or on stderr with ``err`` (each line capped)."""
+    masked = current().text(text)
+    click.echo(capped(masked) if err else masked, err=err, nl=nl)
 
 
 def warn(message: str) -> None:
-    """One warning line on stderr (masked)."""
+    """One warning line on stderr (masked, capped)."""
     label = paint('warning:', 'unknown') if use_colour(sys.stderr) else 'warning:'
-    click.echo(f"{label} {current().text(message)}", err=True)
+    click.echo(capped(f"{label} {current().text(message)}"), err=True)
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    """One error line on stderr (masked: the whole text first, then its first line), then exit
-    with ``code`` (2: error or usage)."""
+    """One error line on stderr (masked: the whole text first, then its first line; capped), then
+    exit with ``code`` (2: error or usage)."""
     masked = current().text(str(message))
     first = " ".join(masked.split("\n")[0].split()) or "error"
-    click.echo(f"error: {current().text(first)}", err=True)
+    click.echo(capped(f"error: {current().text(first)}"), err=True)
     raise SystemExit(code)

@@ -14,6 +14,11 @@ spaces). Loading a sealed record whose content does not match its seal raises
 digit of a row count, a key renamed so that its field goes missing) is damage, never
 another claim. Records without a seal (other writers, ubunye-engine 0.8.0, version 1)
 load as before; other writers ignore the field, as the spec asks of unknown fields.
+
+Every record is loaded masked (:func:`ubunye.lineage.remask.reread`, after its seal is checked): a
+record another program wrote, or one this package wrote before a masking rule was added, is
+masked by today's rules and the secret-named variables it carries before anything shows it.
+A record masked when it was written loads unchanged.
 """
 from __future__ import annotations
 
@@ -22,6 +27,8 @@ import json
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
 from typing import Any, Optional
+
+from ubunye.lineage.remask import reread
 
 RECORD_VERSION = 2
 SEAL_FIELD = "seal"
@@ -256,7 +263,16 @@ class RunRecord:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "RunRecord":
-        """The record of a decoded JSON document; :class:`MalformedRecord` when it is not one."""
+        """The record of a decoded JSON document, masked (:func:`ubunye.lineage.remask.reread`);
+        :class:`MalformedRecord` when it is not one."""
+        record = cls._checked(data)
+        shown = reread(data)
+        if shown is data:
+            return record
+        return cls._checked({k: v for k, v in shown.items() if k != SEAL_FIELD})  # the seal was checked
+
+    @classmethod
+    def _checked(cls, data: dict[str, Any]) -> "RunRecord":
         if not isinstance(data, dict):
             raise MalformedRecord(f"a run record must be a JSON object, not {_kind(data)}")
         if "run_id" not in data:

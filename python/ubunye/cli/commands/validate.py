@@ -39,7 +39,7 @@ def validate_command(usecase_dir: Path, usecase: str, package: str, tasks: tuple
                      mode: str, profile: Optional[str], dt: Optional[str], dtf: Optional[str],
                      var_items: tuple[str, ...], backend: Optional[str], as_json: bool) -> None:
     """Check the config and task code of tasks of USECASE/PACKAGE, running nothing."""
-    from ubunye.cli.render import echo, fail, json_document
+    from ubunye.cli.render import echo, fail, json_document, stdout_kept_for_json
 
     refuse_unsupported(backend)
     mode_given = click.get_current_context().get_parameter_source("mode") != click.core.ParameterSource.DEFAULT
@@ -50,7 +50,8 @@ def validate_command(usecase_dir: Path, usecase: str, package: str, tasks: tuple
     failed = 0
     results = []
     for name in names:
-        with warnings.catch_warnings(record=as_json) as caught:  # --json: the engine's warnings go in the document
+        with warnings.catch_warnings(record=as_json) as caught, stdout_kept_for_json(as_json):
+            # --json: the engine's warnings go in the document, what task code prints to stderr
             problem = check_task(package_dir / name, mode=profile or mode, profile=profile, backend=backend,
                                  dt=dt, dtf=dtf, variables=variables)
         notes = [" ".join(str(w.message).split()) for w in caught or ()]
