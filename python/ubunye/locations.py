@@ -137,6 +137,12 @@ def authority_and_path(rest: str) -> tuple[str, str]:
     return authority.rpartition("@")[2].lower(), slash + path
 
 
+def file(path: str) -> Location:
+    """A local file or folder named as the operating system opens it (relative to the working
+    directory, symlinks resolved), not as a config location (no ``file:``, no glob)."""
+    return Location("file", "", os.path.realpath(path))
+
+
 def table(name: str) -> Location:
     """A catalog table by its qualified name (case ignored, back quotes dropped)."""
     if name is None or not str(name).strip():

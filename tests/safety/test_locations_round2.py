@@ -1,0 +1,183 @@
+"""Output locations, second round (issue 35): an output that is, holds or sits inside a file the
+run reads or the project owns, a code scan that gives up, and output folders' permissions.
+
+Each refused probe goes through ``test_outputs``' check: ``run`` says it in one ``error:`` line
+naming config.yaml and the key (exit 2), nothing anywhere changes, and ``validate`` and ``plan``
+refuse the same config. ``R`` is the usecase folder, ``T`` its parent (the working directory),
+``D`` ``R/data``.
+"""
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import Callable
+
+import pyarrow.parquet as pq
+import pytest
+
+from harness import PEOPLE, assert_one_line_error, assert_unchanged, tree_digest
+from test_outputs import ONE_OUT, Probe, _refuse_check, both, build, expand, in_process, link, planted
+
+TASK = "R/shop/orders/clean"
+SECRET = ', options: {{token: "secret://file/{}"}}'
+
+
+def secret(rel: str = "secrets/token") -> Callable[[Path, Path], None]:
+    """A secret file ``T/<rel>`` (beside the usecase folder, as ``/run/secrets`` would be)."""
+    def make(root: Path, top: Path) -> None:
+        path = top / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("s3cr3t-Pw\n")
+    return make
+
+
+def file_at(rel: str, text: str = "id\n1\n") -> Callable[[Path, Path], None]:
+    def make(root: Path, top: Path) -> None:
+        path = Path(expand(rel, root, top))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return make
+
+
+def a_usecase(rel: str) -> Callable[[Path, Path], None]:
+    """Another usecase folder at ``R/<rel>``: a task's code and a record store."""
+    def make(root: Path, top: Path) -> None:
+        for file in ("shop/orders/t/config.yaml", "shop/orders/t/transformations.py",
+                     ".ubunye/lineage/shop/orders/t/run-1.json"):
+            (root / rel / file).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel / file).write_text("{}\n")
+    return make
+
+
+REFUSED = {
+    # a file the project owns is never replaced by a folder of part files
+    "the task's transformations.py": Probe(out="{{ task_dir }}/transformations.py"),
+    "the task's config.yaml": Probe(out=f"{TASK}/config.yaml"),
+    "a helper module beside the task": Probe(out=f"{TASK}/helpers.py", setup=planted("shop/orders/clean/helpers.py")),
+    "the package's pipeline.yaml": Probe(out="R/shop/orders/pipeline.yaml",
+                                         setup=planted("shop/orders/pipeline.yaml", "tasks: [clean]\n")),
+    "transformations.py, append": Probe(out=f"{TASK}/transformations.py", mode="append"),
+    "transformations.py, ignore": Probe(out=f"{TASK}/transformations.py", mode="ignore"),
+    "transformations.py, errorifexists": Probe(out=f"{TASK}/transformations.py", mode="errorifexists"),
+    "transformations.py, partitioned": Probe(out=f"{TASK}/transformations.py", extra=", partition_by: [name]"),
+    "transformations.py as csv": Probe(out=f"{TASK}/transformations.py", fmt="csv"),
+    # spellings of the same file
+    "transformations.py through ..": Probe(out="R/data/../shop/orders/clean/transformations.py"),
+    "transformations.py with a trailing slash": Probe(out=f"{TASK}/transformations.py/"),
+    "transformations.py, relative": Probe(out="shop/orders/clean/transformations.py"),
+    "transformations.py, relative through ..": Probe(out="data/../shop/orders/clean/./transformations.py"),
+    "transformations.py as a file: URL": Probe(out=f"file://{TASK}/transformations.py"),
+    "a symlink to transformations.py": Probe(out="T/codelink", setup=link("codelink", f"{TASK}/transformations.py")),
+    "a symlink to config.yaml, through a symlinked folder": Probe(
+        out="T/tasklink/config.yaml", setup=link("tasklink", TASK)),
+    # any regular file: a write would replace it by a folder
+    "a data file that is not an input": Probe(out="D/other.csv", setup=file_at("D/other.csv")),
+    "a data file, append": Probe(out="D/other.csv", mode="append", setup=file_at("D/other.csv")),
+    "a data file, ignore": Probe(out="D/other.csv", mode="ignore", setup=file_at("D/other.csv")),
+    "a notes file in the working directory": Probe(out="T/notes.txt", setup=file_at("T/notes.txt")),
+    # inside a file: no folder can be made there
+    "inside config.yaml": Probe(out=f"{TASK}/config.yaml/out"),
+    "inside a data file, deeper": Probe(out="D/other.csv/a/b", setup=file_at("D/other.csv")),
+    # the files a secret://file of the same config reads
+    "the secret file": Probe(out="T/secrets/token", extra=SECRET.format("T/secrets/token"), setup=secret()),
+    "the folder holding the secret file": Probe(out="T/secrets", extra=SECRET.format("T/secrets/token"),
+                                                setup=secret()),
+    "the secret file reached through a symlink": Probe(
+        out="T/secrets/token", extra=SECRET.format("T/tokenlink"),
+        setup=both(secret(), link("tokenlink", "T/secrets/token"))),
+    "the secret's real folder, the secret named through a symlink": Probe(
+        out="T/secrets", extra=SECRET.format("T/tokenlink"), setup=both(secret(), link("tokenlink", "T/secrets/token"))),
+    "the secret's folder through a symlink to it": Probe(
+        out="T/dirlink", extra=SECRET.format("T/secrets/token"), setup=both(secret(), link("dirlink", "T/secrets"))),
+    "the secret file, relative to the usecase folder": Probe(
+        out="../secrets/token", extra=SECRET.format("T/secrets/token"), setup=secret()),
+    # code named in another case is code (a case-insensitive file system imports it)
+    "a folder holding HELPERS.PY": Probe(out="R/lib", setup=planted("lib/HELPERS.PY")),
+    "a folder holding Config.YAML": Probe(out="R/lib", setup=planted("lib/task/Config.YAML")),
+    "a folder holding a notebook": Probe(out="R/lib", setup=planted("lib/explore.ipynb", "{}")),
+    "a folder holding a git checkout": Probe(out="R/lib", setup=planted("lib/.git/HEAD", "ref: refs/heads/main\n")),
+    # nested usecases: another usecase's store is not data
+    "another usecase's store folder": Probe(out="R/inner/.ubunye", setup=a_usecase("inner")),
+    "inside another usecase's store": Probe(out="R/inner/.ubunye/lineage/shop", setup=a_usecase("inner")),
+    "a folder holding another usecase's store only": Probe(out="R/inner/.ubunye/..", setup=both(
+        a_usecase("inner"), lambda r, t: __import__("shutil").rmtree(r / "inner" / "shop"))),
+}
+
+
+@pytest.mark.parametrize("name", list(REFUSED))
+def test_data_loss_an_output_on_a_file_the_run_reads_or_owns_is_refused(tmp_path: Path, name: str) -> None:
+    _refuse_check(tmp_path, REFUSED[name])
+
+
+def test_data_loss_the_spark_backend_refuses_a_code_file_as_output_before_it_starts(tmp_path: Path) -> None:
+    uc, config = build(tmp_path, Probe(out=f"{TASK}/transformations.py"))
+    before = tree_digest(tmp_path)
+    result = uc.run("-t", "clean", backend="spark", cwd=tmp_path)
+    assert_one_line_error(result, code=2, naming=[config, "CONFIG.outputs.clean.path",
+                                                  "not a folder of part files"])
+    assert_unchanged(before, tree_digest(tmp_path))
+
+
+def _many(folder: Path, n: int) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for i in range(n):
+        (folder / f"part-{i:05d}.parquet").touch()
+
+
+def test_data_loss_a_code_scan_that_cannot_finish_refuses(tmp_path: Path) -> None:
+    """More than 20,000 entries below an output: another usecase's code among them is not assumed away."""
+    from ubunye.engine.outputs import CODE_SCAN_LIMIT
+
+    def plant(root: Path, top: Path) -> None:
+        _many(root / "big", CODE_SCAN_LIMIT + 1)
+        a_usecase("big/zz-other")(root, top)
+
+    uc, config = build(tmp_path, Probe(out="R/big", setup=plant))
+    before = tree_digest(tmp_path)
+    result = uc.run("-t", "clean", cwd=tmp_path)
+    assert_one_line_error(result, code=2, naming=[config, "CONFIG.outputs.clean.path", "cannot vouch for",
+                                                  f"more than {CODE_SCAN_LIMIT:,} entries"])
+    assert_unchanged(before, tree_digest(tmp_path))
+    said = in_process("validate", *uc.base_args()[:6], "-t", "clean", cwd=tmp_path)
+    assert said.code == 1 and "cannot vouch for" in said.err, str(said)
+
+
+def test_escape_an_existing_data_folder_is_still_replaced(tmp_path: Path) -> None:
+    """The new rules leave the ordinary case alone: a data folder (part files, _SUCCESS, a
+    partition folder, hidden files) is replaced, and a new folder beside a file is made."""
+    def old(root: Path, top: Path) -> None:
+        (root / "out" / "name=a").mkdir(parents=True)
+        pq.write_table(PEOPLE, root / "out" / "name=a" / "part-0.parquet")
+        (root / "out" / "_SUCCESS").touch()
+        (root / "out" / ".part-0.parquet.crc").touch()
+    uc, _ = build(tmp_path, Probe(out="R/out", setup=old))
+    assert uc.run("-t", "clean", cwd=tmp_path).code == 0
+    assert pq.read_table(uc.root / "out").num_rows == PEOPLE.num_rows
+
+
+@pytest.mark.parametrize("partitioned", [False, True])
+def test_escape_pandas_output_folders_honour_the_umask(tmp_path: Path, partitioned: bool) -> None:
+    """A downstream job's account reads what the run wrote: folders 0755 under umask 022 (as Spark's)."""
+    uc, _ = build(tmp_path, Probe(out="R/out/deep", extra=", partition_by: [name]" if partitioned else ""))
+    old = os.umask(0o022)
+    try:
+        assert uc.run("-t", "clean", cwd=tmp_path).code == 0
+    finally:
+        os.umask(old)
+    folders = [uc.root / "out", uc.root / "out" / "deep", *(p for p in (uc.root / "out" / "deep").rglob("*")
+                                                            if p.is_dir())]
+    modes = {str(p.relative_to(uc.root)): oct(stat.S_IMODE(p.stat().st_mode)) for p in folders}
+    assert set(modes.values()) == {"0o755"}, modes
+    files = [p for p in (uc.root / "out").rglob("*") if p.is_file()]
+    assert files and {oct(stat.S_IMODE(p.stat().st_mode)) for p in files} == {"0o644"}
+
+
+def test_escape_pandas_append_to_a_new_folder_honours_the_umask(tmp_path: Path) -> None:
+    uc, _ = build(tmp_path, Probe(out="R/out", mode="append"))
+    old = os.umask(0o027)
+    try:
+        assert uc.run("-t", "clean", cwd=tmp_path).code == 0
+    finally:
+        os.umask(old)
+    assert oct(stat.S_IMODE((uc.root / "out").stat().st_mode)) == "0o750"
