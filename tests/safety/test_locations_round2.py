@@ -181,3 +181,36 @@ def test_escape_pandas_append_to_a_new_folder_honours_the_umask(tmp_path: Path) 
     finally:
         os.umask(old)
     assert oct(stat.S_IMODE((uc.root / "out").stat().st_mode)) == "0o750"
+
+
+CASE_FOLDED = {
+    "inside the input folder, spelled in another case": (Probe(out="R/DATA/Parts/new", src="D/parts"),
+                                                        "is inside input 'people'"),
+    "a folder holding the task, spelled in another case": (Probe(out="R/SHOP"), "contains the task folder"),
+    "the store, spelled in another case": (Probe(out="R/.Ubunye/Lineage"), "is the location of the record store"),
+}
+
+
+@pytest.mark.parametrize("name", list(CASE_FOLDED))
+def test_data_loss_on_a_case_insensitive_file_system_one_folder_in_two_spellings_is_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """macOS and Windows fold case: ``R/DATA`` is ``R/data``. Simulated here (every real name in
+    this test's tree is lower case) by asking the file system for the lower-cased path."""
+    from ubunye import locations
+
+    probe, says = CASE_FOLDED[name]
+    uc, config = build(tmp_path, probe)
+    (uc.root / ".ubunye" / "lineage").mkdir(parents=True)
+    def folded(path: str) -> object:
+        try:
+            found = os.stat(path.lower())
+        except OSError:
+            return None
+        return found.st_dev, found.st_ino
+    monkeypatch.setattr(locations, "_identity", folded, raising=False)
+    said = in_process("validate", *uc.base_args()[:6], "-t", "clean", cwd=tmp_path)
+    assert said.code == 1 and f"{config}: CONFIG.outputs.clean.path" in said.err and says in said.err, str(said)
+
+
+def test_escape_a_folder_holding_jars_is_code(tmp_path: Path) -> None:
+    _refuse_check(tmp_path, Probe(out="R/jars", setup=planted("jars/ubunye-spark_2.12.jar", "PK")))

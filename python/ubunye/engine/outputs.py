@@ -35,7 +35,7 @@ from ubunye.engine.errors import ConfigError, IOSpecError
 from ubunye.locations import EmptyLocation, Location
 
 CODE_FILES = ("config.yaml", "pipeline.yaml")
-CODE_SUFFIXES = (".py", ".pyw", ".pyc", ".ipynb")
+CODE_SUFFIXES = (".py", ".pyw", ".pyc", ".ipynb", ".jar")
 STORE_FOLDER = ".ubunye"  # a usecase's record store lives in <usecase>/.ubunye/lineage
 # folders no data output holds: what an overwrite of a folder holding one would delete
 OWNED_FOLDERS = {STORE_FOLDER: "a record store", ".git": "a git repository"}
@@ -129,7 +129,7 @@ def check_locations(config: Any, *, task_dir: Path, store: Path, reads: Iterable
 
 
 def _relation(mine: Location, theirs: Location) -> str:
-    if mine == theirs or (mine.scheme == "table" and mine.contains(theirs)):
+    if mine.contains(theirs) and theirs.contains(mine):
         return "is the location of"
     return "contains" if mine.contains(theirs) else "is inside"
 
@@ -159,7 +159,7 @@ def _on_disk(path: Path) -> Optional[str]:
     or None: it is an existing file (a write would replace it by a folder of part files), it sits
     inside a file or a ``.ubunye`` folder (a usecase's record store), or it holds task code or a
     ``.ubunye`` folder, or more entries than the scan vouches for."""
-    store = next((f for f in (path, *path.parents) if f.name == STORE_FOLDER), None)
+    store = next((f for f in (path, *path.parents) if f.name.lower() == STORE_FOLDER), None)
     if store is not None:
         where = "is" if store == path else "is inside"
         return f"{where} {store} (a usecase's record store folder); an overwrite would delete run records"
@@ -191,8 +191,8 @@ def _scan(folder: Path) -> Optional[str]:
                 if _is_code(name):
                     return f"holds task code ({Path(dirpath) / name}); an overwrite would delete it"
             for name in dirnames:
-                if name in OWNED_FOLDERS:
-                    return f"holds {OWNED_FOLDERS[name]} ({Path(dirpath) / name}); an overwrite would delete it"
+                if name.lower() in OWNED_FOLDERS:
+                    return f"holds {OWNED_FOLDERS[name.lower()]} ({Path(dirpath) / name}); an overwrite would delete it"
             seen += len(dirnames) + len(filenames)
             if seen > CODE_SCAN_LIMIT:
                 return (f"cannot vouch for {folder}: more than {CODE_SCAN_LIMIT:,} entries below it (an overwrite "
