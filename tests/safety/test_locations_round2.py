@@ -92,11 +92,15 @@ REFUSED = {
         out="T/dirlink", extra=SECRET.format("T/secrets/token"), setup=both(secret(), link("dirlink", "T/secrets"))),
     "the secret file, relative to the usecase folder": Probe(
         out="../secrets/token", extra=SECRET.format("T/secrets/token"), setup=secret()),
+    "the secret file named relative to the working directory": Probe(
+        out="T/secrets", extra=SECRET.format("secrets/token"), setup=secret()),
     # code named in another case is code (a case-insensitive file system imports it)
     "a folder holding HELPERS.PY": Probe(out="R/lib", setup=planted("lib/HELPERS.PY")),
     "a folder holding Config.YAML": Probe(out="R/lib", setup=planted("lib/task/Config.YAML")),
     "a folder holding a notebook": Probe(out="R/lib", setup=planted("lib/explore.ipynb", "{}")),
     "a folder holding a git checkout": Probe(out="R/lib", setup=planted("lib/.git/HEAD", "ref: refs/heads/main\n")),
+    "inside a repository's .git folder": Probe(out="R/lib/.git/objects/out",
+                                               setup=planted("lib/.git/HEAD", "ref: refs/heads/main\n")),
     # nested usecases: another usecase's store is not data
     "another usecase's store folder": Probe(out="R/inner/.ubunye", setup=a_usecase("inner")),
     "inside another usecase's store": Probe(out="R/inner/.ubunye/lineage/shop", setup=a_usecase("inner")),

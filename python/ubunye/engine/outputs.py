@@ -157,12 +157,12 @@ def _is_code(name: str) -> bool:
 def _on_disk(path: Path) -> Optional[str]:
     """Why the folder an output write replaces at ``path`` (resolved) is not the run's to replace,
     or None: it is an existing file (a write would replace it by a folder of part files), it sits
-    inside a file or a ``.ubunye`` folder (a usecase's record store), or it holds task code or a
-    ``.ubunye`` folder, or more entries than the scan vouches for."""
-    store = next((f for f in (path, *path.parents) if f.name.lower() == STORE_FOLDER), None)
-    if store is not None:
-        where = "is" if store == path else "is inside"
-        return f"{where} {store} (a usecase's record store folder); an overwrite would delete run records"
+    inside a file or a ``.ubunye`` or ``.git`` folder (a usecase's record store, a repository), or
+    it holds task code or such a folder, or more entries than the scan vouches for."""
+    owned = next((f for f in (path, *path.parents) if f.name.lower() in OWNED_FOLDERS), None)
+    if owned is not None:
+        where = "is" if owned == path else "is inside"
+        return f"{where} {owned} ({OWNED_FOLDERS[owned.name.lower()]}'s folder); an overwrite would delete it"
     for folder in (path, *path.parents):
         if os.path.lexists(folder):
             if folder != path and not folder.is_dir():
