@@ -218,3 +218,40 @@ def test_data_loss_on_a_case_insensitive_file_system_one_folder_in_two_spellings
 
 def test_escape_a_folder_holding_jars_is_code(tmp_path: Path) -> None:
     _refuse_check(tmp_path, Probe(out="R/jars", setup=planted("jars/ubunye-spark_2.12.jar", "PK")))
+
+
+SYSTEM = {
+    # never run: on a checkout without the check the run would replace these folders
+    "a top-level folder": ("/srv", {}),
+    "a top-level folder from an empty env prefix": ("{{ env.UBUNYE_PROBE_BASE }}/srv", {"UBUNYE_PROBE_BASE": ""}),
+    "a new top-level folder": ("/ubunye-probe-never-made", {}),
+    "a mount point": ("/dev/shm", {}),
+}
+
+
+@pytest.mark.parametrize("name", list(SYSTEM))
+def test_data_loss_a_top_level_folder_or_a_mount_point_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  name: str) -> None:
+    """Checked through validate and plan only (what ``run`` checks first, in this process)."""
+    out, env = SYSTEM[name]
+    if name == "a mount point" and not os.path.ismount(out):
+        pytest.skip(f"{out} is not a mount point here")
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    uc, config = build(tmp_path, Probe(out=out))
+    said = in_process("validate", *uc.base_args()[:6], "-t", "clean", cwd=tmp_path)
+    assert said.code == 1 and f"{config}: CONFIG.outputs.clean.path" in said.err, str(said)
+    assert "top-level folder" in said.err or "mount point" in said.err, str(said)
+    planned = in_process("plan", *uc.base_args()[:6], "-t", "clean", cwd=tmp_path)
+    assert planned.code != 0 and f"{config}: CONFIG.outputs.clean.path" in planned.err, str(planned)
+    assert not os.path.lexists("/ubunye-probe-never-made")
+
+
+def test_data_loss_a_folder_holding_a_pipe_is_not_a_data_folder(tmp_path: Path) -> None:
+    """A named pipe (as in ``/dev``) below an output: refused (tree_digest would block reading it)."""
+    uc, config = build(tmp_path, Probe(out="R/spool"))
+    (uc.root / "spool").mkdir()
+    os.mkfifo(uc.root / "spool" / "in")
+    result = uc.run("-t", "clean", cwd=tmp_path)
+    assert_one_line_error(result, code=2, naming=[config, "CONFIG.outputs.clean.path", "not a file or folder"])
+    assert stat.S_ISFIFO(os.lstat(uc.root / "spool" / "in").st_mode)

@@ -168,8 +168,13 @@ def _on_disk(path: Path) -> Optional[str]:
             if folder != path and not folder.is_dir():
                 return f"is inside the file {folder}; an output is a folder of part files, and none can be made there"
             break
+    if len(path.parts) <= 2:
+        return (f"is a top-level folder ({path}); an overwrite would replace all it holds (did a template's "
+                "prefix come out empty?)")
     if not os.path.lexists(path):
         return None
+    if os.path.ismount(path):
+        return f"is a mount point ({path}); an overwrite would delete the whole file system mounted there"
     if not path.is_dir():
         what = "task code" if _is_code(path.name) else "a file"
         return f"is {what} ({path}), not a folder of part files; a write would replace it by a folder"
@@ -179,24 +184,29 @@ def _on_disk(path: Path) -> Optional[str]:
 def _scan(folder: Path) -> Optional[str]:
     """Why ``folder`` may not be replaced by a write, or None once every entry below it was seen: a
     task's file (``config.yaml``, ``pipeline.yaml``, a ``.py`` module, a notebook), a ``.ubunye``
-    folder (another usecase's store), a folder it cannot read, or more than :data:`CODE_SCAN_LIMIT`
-    entries (the scan is complete or it refuses; a data folder inside a task folder is fine)."""
-    def unreadable(exc: OSError) -> None:
-        raise exc
-
-    seen = 0
+    or ``.git`` folder, something that is not a file, folder or link (a device, a pipe, a socket:
+    ``/dev``), a folder it cannot read, or more than :data:`CODE_SCAN_LIMIT` entries (the scan is
+    complete or it refuses; a data folder inside a task folder is fine). Links are not followed
+    (an overwrite deletes a link, not what it points to)."""
+    seen, todo = 0, [str(folder)]
     try:
-        for dirpath, dirnames, filenames in os.walk(folder, onerror=unreadable):
-            for name in filenames:
-                if _is_code(name):
-                    return f"holds task code ({Path(dirpath) / name}); an overwrite would delete it"
-            for name in dirnames:
-                if name.lower() in OWNED_FOLDERS:
-                    return f"holds {OWNED_FOLDERS[name.lower()]} ({Path(dirpath) / name}); an overwrite would delete it"
-            seen += len(dirnames) + len(filenames)
-            if seen > CODE_SCAN_LIMIT:
-                return (f"cannot vouch for {folder}: more than {CODE_SCAN_LIMIT:,} entries below it (an overwrite "
-                        "deletes them all, code or records among them too); write to a new folder")
+        while todo:
+            with os.scandir(todo.pop()) as entries:
+                for entry in entries:
+                    seen += 1
+                    name = entry.name.lower()
+                    if entry.is_dir(follow_symlinks=False):
+                        if name in OWNED_FOLDERS:
+                            return f"holds {OWNED_FOLDERS[name]} ({entry.path}); an overwrite would delete it"
+                        todo.append(entry.path)
+                    elif _is_code(name):
+                        return f"holds task code ({entry.path}); an overwrite would delete it"
+                    elif not (entry.is_file(follow_symlinks=False) or entry.is_symlink()):
+                        return (f"holds {entry.path}, not a file or folder (a device, pipe or socket); an output "
+                                "folder holds data files")
+                    if seen > CODE_SCAN_LIMIT:
+                        return (f"cannot vouch for {folder}: more than {CODE_SCAN_LIMIT:,} entries below it (an "
+                                "overwrite deletes them all, code or records among them too); write to a new folder")
     except OSError as exc:
         return f"cannot vouch for {folder}: {exc.strerror or exc} ({exc.filename}); an overwrite would delete it unseen"
     return None
