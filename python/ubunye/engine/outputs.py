@@ -168,11 +168,11 @@ def _on_disk(path: Path) -> Optional[str]:
             if folder != path and not folder.is_dir():
                 return f"is inside the file {folder}; an output is a folder of part files, and none can be made there"
             break
-    if len(path.parts) <= 2:
-        return (f"is a top-level folder ({path}); an overwrite would replace all it holds (did a template's "
-                "prefix come out empty?)")
     if not os.path.lexists(path):
         return None
+    if len(path.parts) <= 2:  # an existing one: a new folder at / replaces only itself
+        return (f"is a top-level folder ({path}); an overwrite would replace all it holds (did a template's "
+                "prefix come out empty?)")
     if os.path.ismount(path):
         return f"is a mount point ({path}); an overwrite would delete the whole file system mounted there"
     if not path.is_dir():
