@@ -9,6 +9,7 @@ refuse the same config. ``R`` is the usecase folder, ``T`` its parent (the worki
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 from pathlib import Path
 from typing import Callable
@@ -105,7 +106,7 @@ REFUSED = {
     "another usecase's store folder": Probe(out="R/inner/.ubunye", setup=a_usecase("inner")),
     "inside another usecase's store": Probe(out="R/inner/.ubunye/lineage/shop", setup=a_usecase("inner")),
     "a folder holding another usecase's store only": Probe(out="R/inner/.ubunye/..", setup=both(
-        a_usecase("inner"), lambda r, t: __import__("shutil").rmtree(r / "inner" / "shop"))),
+        a_usecase("inner"), lambda r, t: shutil.rmtree(r / "inner" / "shop"))),
 }
 
 
