@@ -17,7 +17,7 @@ from typing import Callable
 import pyarrow.parquet as pq
 import pytest
 
-from harness import PEOPLE, assert_one_line_error, assert_unchanged, tree_digest
+from harness import PEOPLE, Usecase, assert_one_line_error, assert_unchanged, task_code, tree_digest
 from test_outputs import ONE_OUT, Probe, _refuse_check, both, build, expand, in_process, link, planted
 
 TASK = "R/shop/orders/clean"
@@ -254,3 +254,24 @@ def test_data_loss_a_folder_holding_a_pipe_is_not_a_data_folder(tmp_path: Path) 
     result = uc.run("-t", "clean", cwd=tmp_path)
     assert_one_line_error(result, code=2, naming=[config, "CONFIG.outputs.clean.path", "not a file or folder"])
     assert stat.S_ISFIFO(os.lstat(uc.root / "spool" / "in").st_mode)
+
+
+MAKES_A_FILE = task_code("""
+from pathlib import Path
+Path(self.config["CONFIG"]["outputs"]["clean"]["path"]).write_text("made by the task")
+return {"clean": sources["people"]}
+""")
+
+
+def test_data_loss_a_file_made_at_the_output_path_by_task_code_is_not_replaced(tmp_path: Path) -> None:
+    """The config check saw no file; the task made one there: the pandas writer refuses it (a failed run)."""
+
+    uc = Usecase(tmp_path / "uc")
+    uc.parquet("people.parquet")
+    out = uc.root / "made.txt"
+    uc.task("clean", ONE_OUT.format(src=uc.root / "data" / "people.parquet", out=out, fmt="parquet",
+                                    mode="overwrite", extra=""), MAKES_A_FILE)
+    result = uc.run("-t", "clean", "--lineage", cwd=tmp_path)
+    assert result.code == 1 and "is a file" in result.err, str(result)
+    assert out.read_text() == "made by the task"
+    assert [r["status"] for r in uc.records("clean")] == ["error"]
