@@ -88,7 +88,8 @@ REFUSED = {
         out="T/secrets/token", extra=SECRET.format("T/tokenlink"),
         setup=both(secret(), link("tokenlink", "T/secrets/token"))),
     "the secret's real folder, the secret named through a symlink": Probe(
-        out="T/secrets", extra=SECRET.format("T/tokenlink"), setup=both(secret(), link("tokenlink", "T/secrets/token"))),
+        out="T/secrets", extra=SECRET.format("T/tokenlink"),
+        setup=both(secret(), link("tokenlink", "T/secrets/token"))),
     "the secret's folder through a symlink to it": Probe(
         out="T/dirlink", extra=SECRET.format("T/secrets/token"), setup=both(secret(), link("dirlink", "T/secrets"))),
     "the secret file, relative to the usecase folder": Probe(
@@ -265,7 +266,6 @@ return {"clean": sources["people"]}
 
 def test_data_loss_a_file_made_at_the_output_path_by_task_code_is_not_replaced(tmp_path: Path) -> None:
     """The config check saw no file; the task made one there: the pandas writer refuses it (a failed run)."""
-
     uc = Usecase(tmp_path / "uc")
     uc.parquet("people.parquet")
     out = uc.root / "made.txt"
