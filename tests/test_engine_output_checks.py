@@ -129,18 +129,20 @@ def test_a_data_folder_inside_the_task_folder_is_allowed(tmp_path: Path, task: P
     check_locations(_config(tmp_path, _out("o", task / "out")), task_dir=task, store=tmp_path / "store")
 
 
-def test_code_is_not_looked_for_among_more_files_than_the_limit(tmp_path: Path, task: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_code_is_looked_for_up_to_the_limit_and_past_it_the_output_is_refused(
+        tmp_path: Path, task: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     folder = tmp_path / "big"
     (folder / "z").mkdir(parents=True)
     for i in range(3):
         (folder / f"part-{i}.parquet").write_bytes(b"")
     (folder / "z" / "late.py").write_text("")
+    monkeypatch.setattr(outputs, "CODE_SCAN_LIMIT", 4)  # 3 files and a folder seen: not over the limit
+    assert _refusal(tmp_path, task, _out("o", folder)).endswith(f"holds task code ({folder / 'z' / 'late.py'}); "
+                                                                "an overwrite would delete it")
     monkeypatch.setattr(outputs, "CODE_SCAN_LIMIT", 3)
-    assert outputs._code_file(folder) == folder / "z" / "late.py"  # 3 files seen: not over the limit
-    monkeypatch.setattr(outputs, "CODE_SCAN_LIMIT", 2)
-    assert outputs._code_file(folder) is None
-    check_locations(_config(tmp_path, _out("o", folder)), task_dir=task, store=tmp_path / "store")
+    assert _refusal(tmp_path, task, _out("o", folder)).endswith(
+        f"CONFIG.outputs.o.path: {folder}: cannot vouch for {folder}: more than 3 entries below it (an overwrite "
+        "deletes them all, code or records among them too); write to a new folder")
 
 
 def test_an_output_inside_an_input_is_refused(tmp_path: Path, task: Path) -> None:
@@ -171,17 +173,18 @@ def test_an_unknown_write_mode_is_refused() -> None:
         write_action(True, "upsert", "output 'o'", "/x")
 
 
-def test_the_scan_limit_counts_files_of_every_folder_walked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_scan_limit_counts_the_entries_of_every_folder_walked(tmp_path: Path, task: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     folder = tmp_path / "big"
     (folder / "a" / "b").mkdir(parents=True)
     for part in (folder, folder / "a"):
         for i in range(2):
             (part / f"part-{i}.parquet").write_bytes(b"")
     (folder / "a" / "b" / "late.py").write_text("")
-    monkeypatch.setattr(outputs, "CODE_SCAN_LIMIT", 4)
-    assert outputs._code_file(folder) == folder / "a" / "b" / "late.py"
-    monkeypatch.setattr(outputs, "CODE_SCAN_LIMIT", 3)  # 2 + 2 files walked before the code
-    assert outputs._code_file(folder) is None
+    monkeypatch.setattr(outputs, "CODE_SCAN_LIMIT", 6)
+    assert "holds task code" in _refusal(tmp_path, task, _out("o", folder))
+    monkeypatch.setattr(outputs, "CODE_SCAN_LIMIT", 5)  # 3 + 3 entries walked before the code
+    assert "cannot vouch for" in _refusal(tmp_path, task, _out("o", folder))
 
 
 def test_a_relative_location_is_the_usecase_folders(tmp_path: Path, task: Path) -> None:

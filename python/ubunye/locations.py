@@ -15,7 +15,9 @@ Pure (imports nothing from ubunye), so every layer can use it. A location is
 
 Two locations overlap when one contains the other (:meth:`Location.contains`):
 same scheme and authority, and one path a prefix of the other on a ``/`` boundary
-(``/data/in`` contains ``/data/in/x`` but not ``/data/input``). Table names
+(``/data/in`` contains ``/data/in/x`` but not ``/data/input``); for local places also when
+the file system says an existing folder is the other or one of its parents (its device and
+inode: ``Data`` and ``data`` on a case-insensitive file system, a bind mount). Table names
 contain each other when they are equal, or when one is a shorter qualification
 of the other (``t`` and ``main.sales.t``: the run's current catalog and schema
 may make them one table).
@@ -56,9 +58,9 @@ class Location:
             mine, theirs = self.path.split("."), other.path.split(".")
             n = min(len(mine), len(theirs))
             return mine[-n:] == theirs[-n:]
-        if self.path == other.path:
+        if self.path == other.path or other.path.startswith(self.path.rstrip("/") + "/"):
             return True
-        return other.path.startswith(self.path.rstrip("/") + "/")
+        return self.scheme == "file" and _is_below(other.path, self.path)
 
     def overlaps(self, other: "Location") -> bool:
         return self.contains(other) or other.contains(self)
@@ -69,6 +71,25 @@ class Location:
         if self.scheme == "file":
             return self.path
         return f"{self.scheme}://{self.authority}{self.path}"
+
+
+def _identity(path: str) -> Optional[tuple[int, int]]:
+    """The file system's own name for an existing file or folder (device, inode), else None."""
+    try:
+        found = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (found.st_dev, found.st_ino) if found.st_ino else None  # 0: a file system without inodes
+
+
+def _is_below(inner: str, outer: str) -> bool:
+    """True when the existing folder ``outer`` is ``inner`` or one of its parents by the file
+    system's identity: two spellings of one folder (case on a case-insensitive file system, a
+    bind mount) that the text comparison tells apart."""
+    mine = _identity(outer)
+    if mine is None:
+        return False
+    return any(_identity(str(p)) == mine for p in (Path(inner), *Path(inner).parents))
 
 
 def is_url(text: str) -> bool:
@@ -153,6 +174,12 @@ def split_userinfo(url: str) -> tuple[str, Optional[str], Optional[str]]:
         return url, None, None
     user, colon, password = rest[:end].partition(":")
     return f"{scheme}://{rest[end + 1:]}", unquote(user), unquote(password) if colon else None
+
+
+def file(path: str) -> Location:
+    """A local file or folder named as the operating system opens it (relative to the working
+    directory, symlinks resolved), not as a config location (no ``file:``, no glob)."""
+    return Location("file", "", os.path.realpath(path))
 
 
 def table(name: str) -> Location:

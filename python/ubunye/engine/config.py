@@ -215,7 +215,7 @@ def load_config(
     rendered = render(doc, env, file)
     from dataclasses import replace
 
-    from ubunye.engine.secrets import resolve_secrets  # secret://env/NAME, secret://file/PATH (0.8.0)
+    from ubunye.engine.secrets import resolve_secrets, secret_files  # secret://env/NAME, secret://file/PATH (0.8.0)
 
     config = replace(validate(resolve_secrets(rendered, file), file, mode=mode), raw=rendered)  # raw keeps references
     from ubunye.engine import outputs
@@ -224,7 +224,8 @@ def load_config(
     config = replace(config, inputs=outputs.resolve_paths(config.inputs, usecase_dir),
                      outputs=outputs.resolve_paths(config.outputs, usecase_dir))
     base_dir = config.lineage.base_dir if config.lineage is not None else None
-    outputs.check_locations(config, task_dir=task_dir, store=outputs.store_folder(usecase_dir, lineage_dir, base_dir))
+    outputs.check_locations(config, task_dir=task_dir, store=outputs.store_folder(usecase_dir, lineage_dir, base_dir),
+                            reads=secret_files(rendered))
     return config
 
 

@@ -11,10 +11,15 @@ config is read (:func:`resolve_paths`), so the backends, the record and
 An output is refused (one :class:`OutputLocationError` naming the file and key) when its
 location is empty or blank, or when it equals, contains or sits inside another output,
 an input or the record store; when it equals or contains the task folder, the usecase
-folder, the working directory or the home folder (``/`` contains them all); or when it
-holds task code (a ``config.yaml``, ``pipeline.yaml`` or ``.py`` file: another task's
-folder, a package). A data folder inside the task folder (``{{ task_dir }}/out``, as
-ubunye-engine 0.8.0's examples write) is allowed.
+folder, the working directory or the home folder (``/`` contains them all); when it equals,
+contains or sits inside a file the run reads (a ``secret://file`` source); when it is an
+existing file (task code, a config, a data file: a write would replace it by a folder of
+part files) or sits inside one; when it sits inside or holds a ``.ubunye`` folder (a
+usecase's record store); or when it holds task code (a ``config.yaml``, ``pipeline.yaml``,
+``.py`` or notebook file, case ignored: another task's folder, a package). The scan below
+an existing output folder is complete or it refuses (more than :data:`CODE_SCAN_LIMIT`
+entries, a folder it cannot read). A data folder inside the task folder
+(``{{ task_dir }}/out``, as ubunye-engine 0.8.0's examples write) is allowed.
 
 :func:`write_action` is the one table of write modes, used by the pandas and Spark backends.
 """
@@ -30,7 +35,11 @@ from ubunye.engine.errors import ConfigError, IOSpecError
 from ubunye.locations import EmptyLocation, Location
 
 CODE_FILES = ("config.yaml", "pipeline.yaml")
-CODE_SCAN_LIMIT = 20_000  # files looked at for task code below an output folder
+CODE_SUFFIXES = (".py", ".pyw", ".pyc", ".ipynb", ".jar")
+STORE_FOLDER = ".ubunye"  # a usecase's record store lives in <usecase>/.ubunye/lineage
+# folders no data output holds: what an overwrite of a folder holding one would delete
+OWNED_FOLDERS = {STORE_FOLDER: "a record store", ".git": "a git repository"}
+CODE_SCAN_LIMIT = 20_000  # entries (files and folders) below an output folder the check looks at
 
 
 class OutputLocationError(ConfigError):
@@ -76,10 +85,11 @@ def _where(spec: Any, base: Path) -> Optional[Location]:
     return locations.parse(spec.path, base=base)
 
 
-def check_locations(config: Any, *, task_dir: Path, store: Path) -> None:
+def check_locations(config: Any, *, task_dir: Path, store: Path, reads: Iterable[str] = ()) -> None:
     """Refuse an empty location, or an output that could overwrite or change an input,
     another output, the task folder or other task code, the usecase folder, the record
-    store, the working directory or the home folder. Raises :class:`OutputLocationError`."""
+    store, the working directory, the home folder, a file the run reads (``reads``: the
+    ``secret://file`` sources) or any existing file. Raises :class:`OutputLocationError`."""
     task_dir = Path(os.path.abspath(task_dir))
     usecase_dir = usecase_dir_of(task_dir)
     file = config.file
@@ -99,14 +109,11 @@ def check_locations(config: Any, *, task_dir: Path, store: Path) -> None:
             raise OutputLocationError(file, _key(spec), f"{spec.location}: {reason}")
 
         if where.scheme == "file":  # the places a run never owns first: they say the most
-            for place, what in _protected(task_dir, usecase_dir, store):
-                if what == "the record store" and where.overlaps(place):
+            for place, what, whole in _protected(task_dir, usecase_dir, store, reads):
+                if whole and where.overlaps(place):
                     refuse(f"{_relation(where, place)} {what} ({place.path}); an output may not overlap it")
                 elif where.contains(place):
                     refuse(f"{_relation(where, place)} {what} ({place.path}); an overwrite would delete it")
-            code = _code_file(Path(where.path))
-            if code is not None:
-                refuse(f"holds task code ({code}); an overwrite would delete it")
         for other, there in inputs:
             if where.overlaps(there):
                 refuse(f"{_relation(where, there)} input {other.name!r} ({other.location}); an output may not "
@@ -115,33 +122,93 @@ def check_locations(config: Any, *, task_dir: Path, store: Path) -> None:
             if where.overlaps(there):
                 refuse(f"{_relation(where, there)} output {other.name!r} ({other.location}); two outputs may "
                        "not share a folder (each write would replace or mix the other's rows)")
+        if where.scheme == "file":
+            problem = _on_disk(Path(where.path))
+            if problem is not None:
+                refuse(problem)
 
 
 def _relation(mine: Location, theirs: Location) -> str:
-    if mine == theirs or (mine.scheme == "table" and mine.contains(theirs)):
+    if mine.contains(theirs) and theirs.contains(mine):
         return "is the location of"
     return "contains" if mine.contains(theirs) else "is inside"
 
 
-def _protected(task_dir: Path, usecase_dir: Path, store: Path) -> Iterable[tuple[Location, str]]:
+def _protected(task_dir: Path, usecase_dir: Path, store: Path,
+               reads: Iterable[str]) -> Iterable[tuple[Location, str, bool]]:
+    """The places no output may contain, each with its name and whether an output may not sit
+    inside it either (the store, the files the run reads)."""
     here = Path.cwd()
     for path, what in ((usecase_dir, "the usecase folder"), (store, "the record store"),
                        (task_dir, "the task folder"), (here, "the working directory"),
                        (Path.home(), "the home folder")):
-        yield locations.parse(str(path), base=here), what
+        yield locations.parse(str(path), base=here), what, what == "the record store"
+    for path in reads:
+        yield locations.file(path), f"the file the run reads {path!r}", True
 
 
-def _code_file(folder: Path) -> Optional[Path]:
-    """A task's file (``config.yaml``, ``pipeline.yaml``, a ``.py`` module) in ``folder`` or
-    below it: an output there would delete code (a data folder inside a task folder is fine)."""
-    seen = 0
-    for dirpath, _, names in os.walk(folder):
-        for name in names:
-            if name in CODE_FILES or name.endswith(".py"):
-                return Path(dirpath) / name
-        seen += len(names)
-        if seen > CODE_SCAN_LIMIT:  # a large data folder: code is not kept among that many files
-            return None
+def _is_code(name: str) -> bool:
+    """A task's or package's file by its name, case ignored (a case-insensitive file system imports
+    ``HELPERS.PY``)."""
+    name = name.lower()
+    return name in CODE_FILES or name.endswith(CODE_SUFFIXES)
+
+
+def _on_disk(path: Path) -> Optional[str]:
+    """Why the folder an output write replaces at ``path`` (resolved) is not the run's to replace,
+    or None: it is an existing file (a write would replace it by a folder of part files), it sits
+    inside a file or a ``.ubunye`` or ``.git`` folder (a usecase's record store, a repository), or
+    it holds task code or such a folder, or more entries than the scan vouches for."""
+    owned = next((f for f in (path, *path.parents) if f.name.lower() in OWNED_FOLDERS), None)
+    if owned is not None:
+        where = "is" if owned == path else "is inside"
+        return f"{where} {owned} ({OWNED_FOLDERS[owned.name.lower()]}'s folder); an overwrite would delete it"
+    for folder in (path, *path.parents):
+        if os.path.lexists(folder):
+            if folder != path and not folder.is_dir():
+                return f"is inside the file {folder}; an output is a folder of part files, and none can be made there"
+            break
+    if not os.path.lexists(path):
+        return None
+    if len(path.parts) <= 2:  # an existing one: a new folder at / replaces only itself
+        return (f"is a top-level folder ({path}); an overwrite would replace all it holds (did a template's "
+                "prefix come out empty?)")
+    if os.path.ismount(path):
+        return f"is a mount point ({path}); an overwrite would delete the whole file system mounted there"
+    if not path.is_dir():
+        what = "task code" if _is_code(path.name) else "a file"
+        return f"is {what} ({path}), not a folder of part files; a write would replace it by a folder"
+    return _scan(path)
+
+
+def _scan(folder: Path) -> Optional[str]:
+    """Why ``folder`` may not be replaced by a write, or None once every entry below it was seen: a
+    task's file (``config.yaml``, ``pipeline.yaml``, a ``.py`` module, a notebook), a ``.ubunye``
+    or ``.git`` folder, something that is not a file, folder or link (a device, a pipe, a socket:
+    ``/dev``), a folder it cannot read, or more than :data:`CODE_SCAN_LIMIT` entries (the scan is
+    complete or it refuses; a data folder inside a task folder is fine). Links are not followed
+    (an overwrite deletes a link, not what it points to)."""
+    seen, todo = 0, [str(folder)]
+    try:
+        while todo:
+            with os.scandir(todo.pop()) as entries:
+                for entry in entries:
+                    seen += 1
+                    name = entry.name.lower()
+                    if entry.is_dir(follow_symlinks=False):
+                        if name in OWNED_FOLDERS:
+                            return f"holds {OWNED_FOLDERS[name]} ({entry.path}); an overwrite would delete it"
+                        todo.append(entry.path)
+                    elif _is_code(name):
+                        return f"holds task code ({entry.path}); an overwrite would delete it"
+                    elif not (entry.is_file(follow_symlinks=False) or entry.is_symlink()):
+                        return (f"holds {entry.path}, not a file or folder (a device, pipe or socket); an output "
+                                "folder holds data files")
+                    if seen > CODE_SCAN_LIMIT:
+                        return (f"cannot vouch for {folder}: more than {CODE_SCAN_LIMIT:,} entries below it (an "
+                                "overwrite deletes them all, code or records among them too); write to a new folder")
+    except OSError as exc:
+        return f"cannot vouch for {folder}: {exc.strerror or exc} ({exc.filename}); an overwrite would delete it unseen"
     return None
 
 

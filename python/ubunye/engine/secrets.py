@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from ubunye.engine.errors import ConfigError
 from ubunye.masking import current
@@ -37,7 +37,7 @@ def resolve_secrets(doc: Any, file: Path) -> Any:
     config = doc.get("CONFIG") if isinstance(doc, dict) else None
     if not isinstance(config, dict):
         return doc
-    if any(_has_reference(config.get(s)) for s in _SECTIONS):
+    if any(True for s in _SECTIONS for _ in _references(config.get(s))):
         config = {**config, **{s: _walk(config[s], f"CONFIG.{s}", file) for s in _SECTIONS if s in config}}
         doc = {**doc, "CONFIG": config}
     for section in _SECTIONS:  # URL and JDBC passwords, secret-named keys: masked wherever they appear
@@ -49,12 +49,28 @@ def resolve_secrets(doc: Any, file: Path) -> Any:
     return doc
 
 
-def _has_reference(node: Any) -> bool:
+def secret_files(doc: Any) -> list[str]:
+    """The paths the ``secret://file/PATH`` references under ``CONFIG.inputs``/``CONFIG.outputs``
+    read (as written: relative ones against the working directory), for the output check
+    (:func:`ubunye.engine.outputs.check_locations`: no output may overlap them)."""
+    config = doc.get("CONFIG") if isinstance(doc, dict) else None
+    if not isinstance(config, dict):
+        return []
+    prefix = f"{SCHEME}file/"
+    return [ref[len(prefix):] for s in _SECTIONS for ref in _references(config.get(s))
+            if ref.startswith(prefix) and ref[len(prefix):]]
+
+
+def _references(node: Any) -> Iterator[str]:
+    """Every ``secret://`` value below ``node``."""
     if isinstance(node, dict):
-        return any(_has_reference(v) for v in node.values())
-    if isinstance(node, list):
-        return any(_has_reference(v) for v in node)
-    return isinstance(node, str) and node.startswith(SCHEME)
+        for v in node.values():
+            yield from _references(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _references(v)
+    elif isinstance(node, str) and node.startswith(SCHEME):
+        yield node
 
 
 def _walk(node: Any, key: str, file: Path) -> Any:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 import uuid
 from contextlib import contextmanager
 from pathlib import Path
@@ -49,14 +48,15 @@ def staged_output(path: Path, mode: str, what: str) -> Iterator[Optional[Path]]:
     from ubunye.engine.outputs import ADD, SKIP, write_action
 
     target = Path(os.path.realpath(path))
+    if os.path.lexists(target) and not target.is_dir():  # never replaced by a folder, whatever the mode
+        raise IOSpecError(f"{what}: {path} is a file; an output path is a folder of part files")
     action = write_action(has_data(target), mode, what, str(path))
     if action == SKIP:
         yield None
         return
-    if target.is_file() and action == ADD:
-        raise IOSpecError(f"{what}: {path} is a file; an output path is a folder of part files")
     target.parent.mkdir(parents=True, exist_ok=True)
-    stage = Path(tempfile.mkdtemp(prefix=f".{target.name}.ubunye-new-", dir=target.parent))
+    stage = target.parent / f".{target.name}.ubunye-new-{uuid.uuid4().hex[:12]}"
+    stage.mkdir()  # as every folder of the write, with the umask's mode (tempfile's would be 0700)
     try:
         yield stage
         if action == ADD:
