@@ -41,7 +41,7 @@ class PosixBlobs:
 
     def put_new(self, key: str, data: bytes) -> None:
         path = self.locate(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        _make_folders(path.parent)
         if self.volume or not self._put_linked(path, data):
             if not self._exclusive_checked:
                 _check_exclusive(path.parent)
@@ -149,6 +149,19 @@ def _put_exclusive(path: Path, data: bytes) -> None:
             os.fsync(handle.fileno())
         except OSError:  # some FUSE mounts refuse fsync; the close still flushes
             pass
+
+
+def _make_folders(folder: Path) -> None:
+    """Make ``folder`` and its missing parents, each new name durable: the folder above each one
+    missing here is synced (made by this writer or by another at the same time), else a power loss
+    could drop a new folder and every record written into it after this returns."""
+    missing = []
+    while not folder.is_dir() and folder.parent != folder:
+        missing.append(folder)
+        folder = folder.parent
+    for new in reversed(missing):
+        new.mkdir(exist_ok=True)  # a file in the way: FileExistsError, as before
+        _sync_folder(new.parent)
 
 
 def _sync_folder(folder: Path) -> None:

@@ -1,0 +1,256 @@
+"""Crash consistency of the record stores (issue 42).
+
+POSIX: every file-system operation the store makes while writing records is recorded (``os.open``,
+``os.mkdir``, ``os.link``, ``os.unlink``, ``os.fsync``, ``os.close``, and the writes and flushes of
+the file objects ``os.fdopen`` gives). After each operation the states a power loss could leave are
+built: file contents not yet synced by an ``fsync`` of that file are lost (the file reads empty), and
+a name created or removed in a folder not yet synced by an ``fsync`` of that folder may be lost or
+kept, each alone or all together. Each state is written out to a folder and read with the store's
+own readers (listing, ``load``, ``latest_runs``, the index): every record is absent or whole (its
+seal checks), no record name points at an incomplete file, and a record whose ``write`` returned is
+there. Removing the fsync of the file, or of the folder, makes these tests fail.
+
+Object stores: each request the store makes (over obstore's ``memory://`` store) fails once in turn,
+before it reaches the store or after it landed (its answer lost); the write's error is one line,
+the readers show every record absent or whole, and writing again leaves one record per run.
+"""
+from __future__ import annotations
+
+import os
+import stat
+import warnings
+from contextlib import contextmanager
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterator, Optional
+
+import pytest
+
+from ubunye.lineage.errors import RecordWriteError
+from ubunye.lineage.record import RunRecord, Step
+from ubunye.lineage.store import RecordStore, UnreadableRecordWarning
+from ubunye.lineage.store import index as index_module
+
+T0 = datetime(2026, 3, 1, 8, 0, tzinfo=timezone.utc)
+TASKS = (("shop", "orders", "clean"), ("shop", "orders", "load"))
+
+Tree = tuple[dict[int, dict[str, int]], dict[int, bytes]]  # folders' entries by inode; files' bytes by inode
+
+
+def _record(task: tuple[str, str, str], run_id: str, hour: int, status: str = "success") -> RunRecord:
+    return RunRecord(run_id=run_id, task_path="/".join(task), usecase=task[0], package=task[1], task_name=task[2],
+                     started_at=(T0 + timedelta(hours=hour)).isoformat(), status=status,
+                     outputs=[Step("out", "output", "parquet", "/lake/out", 3, "sha256:s", "sha256:d", "rows-v1")])
+
+
+# --- the POSIX crash model ------------------------------------------------------------------
+class Disk:
+    """Records the store's file operations under ``base`` and what a power loss after each could leave."""
+
+    def __init__(self, base: Path) -> None:
+        self.base = base
+        self.base_ino = base.stat().st_ino
+        folders, files = self._live()
+        self.synced_entries: dict[int, dict[str, int]] = {d: dict(e) for d, e in folders.items()}
+        self.synced_bytes: dict[int, bytes] = dict(files)
+        self.seen: dict[int, bytes] = dict(files)  # every file's last bytes (a removed name's too)
+        self.is_folder: set[int] = set(folders)
+        self.steps: list[tuple[str, Tree, dict[int, dict[str, int]], dict[int, bytes], int]] = []
+        self.written: list[RunRecord] = []  # records whose write returned
+        self._busy = False
+
+    def _live(self) -> Tree:
+        folders: dict[int, dict[str, int]] = {}
+        files: dict[int, bytes] = {}
+        todo = [self.base]
+        while todo:
+            folder = todo.pop()
+            entries: dict[str, int] = {}
+            for entry in os.scandir(folder):
+                st = entry.stat(follow_symlinks=False)
+                entries[entry.name] = st.st_ino
+                if entry.is_dir(follow_symlinks=False):
+                    todo.append(Path(entry.path))
+                else:
+                    files[st.st_ino] = Path(entry.path).read_bytes()
+            folders[folder.stat().st_ino] = entries
+        return folders, files
+
+    def step(self, label: str) -> None:
+        folders, files = self._live()
+        self.is_folder.update(folders)
+        self.seen.update(files)
+        self.steps.append((label, (folders, files), {d: dict(e) for d, e in self.synced_entries.items()},
+                           dict(self.synced_bytes), len(self.written)))
+
+    def fsync(self, fd: int) -> None:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            self.synced_entries[st.st_ino] = {e.name: e.stat(follow_symlinks=False).st_ino
+                                              for e in os.scandir(f"/proc/self/fd/{fd}")}
+        else:
+            self.synced_bytes[st.st_ino] = Path(f"/proc/self/fd/{fd}").read_bytes()
+
+    @contextmanager
+    def recording(self, monkeypatch: pytest.MonkeyPatch) -> Iterator["Disk"]:
+        real = {name: getattr(os, name) for name in
+                ("open", "close", "write", "fsync", "link", "rename", "replace", "unlink", "mkdir", "fdopen")}
+        disk = self
+
+        def wrap(name: str) -> Callable[..., Any]:
+            def call(*args: Any, **kwargs: Any) -> Any:
+                if disk._busy:
+                    return real[name](*args, **kwargs)
+                disk._busy = True
+                try:
+                    if name == "fsync":
+                        disk.fsync(args[0])
+                    try:
+                        result = real[name](*args, **kwargs)
+                    finally:
+                        disk.step(name)
+                    return File(result, disk) if name == "fdopen" else result
+                finally:
+                    disk._busy = False
+            return call
+
+        with monkeypatch.context() as patch:
+            for name in real:
+                patch.setattr(os, name, wrap(name))
+            yield self
+
+    def crashes(self) -> Iterator[tuple[str, dict[Path, bytes], set[Path], list[RunRecord]]]:
+        """Each state a power loss could leave: (what, files by path, folders, records already written)."""
+        for number, (label, (folders, _), entries, data, done) in enumerate(self.steps):
+            changes = [(d, name) for d in set(folders) | set(entries)
+                       for name in set(folders.get(d, {})) | set(entries.get(d, {}))
+                       if folders.get(d, {}).get(name) != entries.get(d, {}).get(name)]
+            for keep_all in (False, True):
+                for flipped in [None, *changes]:
+                    def chosen(d: int) -> dict[str, int]:
+                        now, was = folders.get(d, {}), entries.get(d, {})
+                        out = dict(now if keep_all else was)
+                        if flipped is not None and flipped[0] == d:
+                            take = (was if keep_all else now).get(flipped[1])
+                            if take is None:
+                                out.pop(flipped[1], None)
+                            else:
+                                out[flipped[1]] = take
+                        return out
+                    files: dict[Path, bytes] = {}
+                    dirs: set[Path] = set()
+                    todo = [(self.base_ino, Path("."))]
+                    while todo:
+                        ino, where = todo.pop()
+                        for name, child in chosen(ino).items():
+                            if child in self.is_folder:
+                                dirs.add(where / name)
+                                todo.append((child, where / name))
+                            else:
+                                files[where / name] = data.get(child, b"")  # not synced: lost
+                    yield f"after {label} #{number}", files, dirs, self.written[:done]
+
+
+class File:
+    """A file object of ``os.fdopen`` whose writes and flushes are steps."""
+
+    def __init__(self, handle: Any, disk: Disk) -> None:
+        self._handle, self._disk = handle, disk
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._handle, name)
+
+    def __enter__(self) -> "File":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def _do(self, name: str, *args: Any) -> Any:
+        result = getattr(self._handle, name)(*args)
+        self._disk.step(name)
+        return result
+
+    def write(self, data: bytes) -> int:
+        return self._do("write", data)
+
+    def flush(self) -> None:
+        self._do("flush")
+
+    def close(self) -> None:
+        self._do("close")
+
+
+def _materialize(root: Path, files: dict[Path, bytes], dirs: set[Path]) -> None:
+    root.mkdir()
+    for folder in sorted(dirs):
+        (root / folder).mkdir(parents=True, exist_ok=True)
+    for path, data in files.items():
+        (root / path).write_bytes(data)
+
+
+def _check(store_dir: Path, written: list[RunRecord], done: list[RunRecord], what: str) -> None:
+    """The store's readers on one crash state: every record absent or whole, the written ones there."""
+    by_run = {(r.task_name, r.run_id, r.status): r for r in written}
+    for path in store_dir.rglob("*.json") if store_dir.is_dir() else []:
+        if path.name.startswith(".") or ".index" in path.parts:
+            continue
+        record = RecordStore(store_dir).load(path)  # no name points at an incomplete file
+        assert by_run.get((record.task_name, record.run_id, record.status)) == record, (what, path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnreadableRecordWarning)
+        for indexed in (False, True):
+            store = RecordStore(store_dir, index=indexed)
+            for task in TASKS:
+                runs = store.list_runs(*task)
+                assert all(by_run[(r.task_name, r.run_id, r.status)] == r for r in runs), what
+                assert store.latest_runs(*task, 1) == runs[:1], what
+                final = {(r.run_id, r.status) for r in done if r.task_name == task[2] and r.status != "running"}
+                started = {r.run_id for r in done if r.task_name == task[2] and r.status == "running"}
+                assert final <= {(r.run_id, r.status) for r in runs}, f"{what}: a written record was lost"
+                assert started <= {r.run_id for r in runs}, f"{what}: a written start record was lost"
+            assert set(store.iter_tasks()) >= {(r.usecase, r.package, r.task_name) for r in done}, what
+
+
+RUNS = [_record(TASKS[0], "r-1", 0, "running"), _record(TASKS[0], "r-1", 0),
+        _record(TASKS[1], "r-9", 1), _record(TASKS[0], "r-2", 2, "running"), _record(TASKS[0], "r-2", 2)]
+
+
+def _crash_every_step(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, store_dir: Path,
+                      records: list[RunRecord], before: Optional[Callable[[], None]] = None) -> int:
+    monkeypatch.setattr(index_module, "INDEX_FROM", 1)  # the index answers: it is checked too
+    disk = Disk(tmp_path / "base")
+    store = RecordStore(store_dir)
+    with disk.recording(monkeypatch):
+        for record in records:
+            store.write(record)
+            disk.written.append(record)
+    assert len(disk.steps) > 5 * len(records)  # the operations were seen
+    seen: set[Any] = set()
+    for n, (what, files, dirs, done) in enumerate(disk.crashes()):
+        key = (tuple(sorted(files.items())), tuple(sorted(dirs)), len(done))
+        if key in seen:
+            continue
+        seen.add(key)
+        crash = tmp_path / f"crash-{n}"
+        _materialize(crash, files, dirs)
+        _check(crash / store_dir.relative_to(disk.base), records, done, what)
+    return len(seen)
+
+
+def test_a_power_loss_after_any_operation_leaves_records_absent_or_whole(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new store (its folders made by the first write), then records beside others."""
+    (tmp_path / "base").mkdir()
+    states = _crash_every_step(tmp_path, monkeypatch, tmp_path / "base" / "lineage" / "store", RUNS)
+    assert states > 20
+
+
+def test_a_record_written_into_existing_folders_survives_a_power_loss(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The store and task folders already there (and synced): only the record's own operations."""
+    store_dir = tmp_path / "base" / "store"
+    for task in TASKS:
+        (store_dir / "/".join(task) / "_started").mkdir(parents=True)
+    states = _crash_every_step(tmp_path, monkeypatch, store_dir, RUNS[-2:])
+    assert states > 5
