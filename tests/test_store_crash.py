@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterator, Optional
 
 import pytest
 
-from ubunye.lineage.errors import RecordWriteError
+from ubunye.lineage.errors import RecordWriteError, UnreadableRecord
 from ubunye.lineage.record import RunRecord, Step
 from ubunye.lineage.store import RecordStore, UnreadableRecordWarning
 from ubunye.lineage.store import index as index_module
@@ -84,6 +84,9 @@ class Disk:
                            dict(self.synced_bytes), len(self.written)))
 
     def fsync(self, fd: int) -> None:
+        self._record_fsync(fd)
+
+    def _record_fsync(self, fd: int) -> None:
         st = os.fstat(fd)
         if stat.S_ISDIR(st.st_mode):
             self.synced_entries[st.st_ino] = {e.name: e.stat(follow_symlinks=False).st_ino
@@ -254,3 +257,111 @@ def test_a_record_written_into_existing_folders_survives_a_power_loss(tmp_path: 
         (store_dir / "/".join(task) / "_started").mkdir(parents=True)
     states = _crash_every_step(tmp_path, monkeypatch, store_dir, RUNS[-2:])
     assert states > 5
+
+
+@pytest.mark.parametrize("dropped", ["file", "folder"])
+def test_the_model_sees_a_skipped_fsync(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dropped: str) -> None:
+    """The crash model fails a store whose fsync of the record file (a name pointing at an empty
+    file), or of its folder (a written record lost), does nothing."""
+    store_dir = tmp_path / "base" / "store"
+    (store_dir / "/".join(TASKS[0]) / "_started").mkdir(parents=True)
+    def skipping(disk: Disk, fd: int) -> None:  # that fsync made nothing durable
+        if stat.S_ISDIR(os.fstat(fd).st_mode) != (dropped == "folder"):
+            disk._record_fsync(fd)
+
+    monkeypatch.setattr(Disk, "fsync", skipping)
+    with pytest.raises((AssertionError, UnreadableRecord)) as caught:
+        _crash_every_step(tmp_path, monkeypatch, store_dir, RUNS[:2])
+    assert ("a written" in str(caught.value)) == (dropped == "folder")
+
+
+# --- object stores: each request fails once in turn ----------------------------------------------
+class FailOnce:
+    """obstore whose ``fail_at``-th request fails once: before it reaches the store, or after it
+    landed (``landed``: its answer lost)."""
+
+    def __init__(self, obstore: Any, fail_at: int, landed: bool) -> None:
+        self._obstore, self.exceptions, self.store = obstore, obstore.exceptions, obstore.store
+        self.fail_at, self.landed, self.count = fail_at, landed, 0
+        self.reading = False  # the checks' own requests: neither counted nor failed
+
+    def _request(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        self.count += not self.reading
+        if self.reading or self.count != self.fail_at:
+            return getattr(self._obstore, name)(*args, **kwargs)
+        if self.landed:
+            getattr(self._obstore, name)(*args, **kwargs)
+        raise self.exceptions.GenericError(f"{name}: 503 Service Unavailable\n  connection reset Debug source: x")
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        if name not in ("put", "get", "head", "list_with_delimiter", "list"):
+            raise AttributeError(name)
+        return lambda *args, **kwargs: self._request(name, *args, **kwargs)
+
+
+def _object_check(store: RecordStore, written: list[RunRecord], done: list[RunRecord], what: str) -> None:
+    """Every record object absent or whole, one listed run per run id, the written ones there."""
+    by_run = {(r.task_name, r.run_id, r.status): r for r in written}
+    with warnings.catch_warnings(), _reading(store):
+        warnings.simplefilter("error", UnreadableRecordWarning)
+        for task in TASKS:
+            runs = store.list_runs(*task)
+            assert all(by_run[(r.task_name, r.run_id, r.status)] == r for r in runs), what
+            assert len({r.run_id for r in runs}) == len(runs), f"{what}: two records of one run"
+            assert store.latest_runs(*task, 1) == runs[:1], what
+            wanted = {r.run_id for r in done if r.task_name == task[2]}
+            assert wanted <= {r.run_id for r in runs}, f"{what}: a written record was lost"
+            assert all(r.status != "running" for r in runs if any(d.run_id == r.run_id and d.status != "running"
+                                                                 for d in done)), what
+            summaries = store.summaries([task])
+            if summaries is not None:
+                assert sorted(s["run_id"] for s in summaries) == sorted(r.run_id for r in runs), what
+
+
+@contextmanager
+def _reading(store: RecordStore) -> Iterator[None]:
+    fail: FailOnce = store.blobs._obs  # type: ignore[attr-defined]
+    fail.reading = True
+    try:
+        yield
+    finally:
+        fail.reading = False
+
+
+def _object_store(obstore: Any, fail: Optional[FailOnce]) -> RecordStore:
+    from ubunye.lineage.store.objects import ObjectBlobs
+
+    blobs = ObjectBlobs("memory:///")
+    if fail is not None:
+        blobs._obs = fail
+    return RecordStore(blobs, index=True)
+
+
+def test_an_object_store_request_failing_once_leaves_records_absent_or_whole(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    obstore = pytest.importorskip("obstore")
+    monkeypatch.setattr(index_module, "INDEX_FROM", 1)
+    counter = FailOnce(obstore, 0, False)
+    store = _object_store(obstore, counter)
+    for record in RUNS:
+        store.write(record)
+    requests = counter.count  # the writes' requests, when none fails
+    assert requests >= 2 * len(RUNS)  # a marker, then the record
+    for fail_at in range(1, requests + 1):
+        for landed in (False, True):
+            what = f"request {fail_at} failing{' after it landed' if landed else ''}"
+            monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / f"cache-{fail_at}-{landed}"))
+            fail = FailOnce(obstore, fail_at, landed)
+            store = _object_store(obstore, fail)
+            done: list[RunRecord] = []
+            for record in RUNS:
+                try:
+                    store.write(record)
+                except RecordWriteError as exc:
+                    assert "\n" not in str(exc) and "Debug source" not in str(exc), what
+                    assert str(exc).startswith(f"could not write run record {store.record_path(record)}: "), what
+                    _object_check(store, RUNS, done, what)
+                    store.write(record)  # written again: once
+                done.append(record)
+                _object_check(store, RUNS, done, what)
+            assert fail.count > fail_at, what  # the failure happened within the writes
