@@ -16,6 +16,7 @@ the readers show every record absent or whole, and writing again leaves one reco
 """
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import warnings
@@ -57,6 +58,8 @@ class Disk:
         self.is_folder: set[int] = set(folders)
         self.steps: list[tuple[str, Tree, dict[int, dict[str, int]], dict[int, bytes], int]] = []
         self.written: list[RunRecord] = []  # records whose write returned
+        self.fsyncs = 0
+        self.failing_fsync = 0  # this fsync (1: the first) fails with EIO, syncing nothing
         self._busy = False
 
     def _live(self) -> Tree:
@@ -107,6 +110,9 @@ class Disk:
                 disk._busy = True
                 try:
                     if name == "fsync":
+                        disk.fsyncs += 1
+                        if disk.fsyncs == disk.failing_fsync:
+                            raise OSError(errno.EIO, "Input/output error")
                         disk.fsync(args[0])
                     try:
                         result = real[name](*args, **kwargs)
@@ -220,15 +226,25 @@ RUNS = [_record(TASKS[0], "r-1", 0, "running"), _record(TASKS[0], "r-1", 0),
 
 
 def _crash_every_step(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, store_dir: Path,
-                      records: list[RunRecord], before: Optional[Callable[[], None]] = None) -> int:
+                      records: list[RunRecord], failing_fsync: int = 0) -> int:
+    """Write ``records`` recording the operations, then check each state a power loss after each
+    could leave; with ``failing_fsync``, that fsync fails (a write that then raises promised nothing).
+    The number of states checked."""
     monkeypatch.setattr(index_module, "INDEX_FROM", 1)  # the index answers: it is checked too
     disk = Disk(tmp_path / "base")
+    disk.failing_fsync = failing_fsync
     store = RecordStore(store_dir)
     with disk.recording(monkeypatch):
         for record in records:
-            store.write(record)
+            try:
+                store.write(record)
+            except RecordWriteError as exc:
+                assert failing_fsync and "Input/output error" in str(exc), exc
+                continue
             disk.written.append(record)
-    assert len(disk.steps) > 5 * len(records)  # the operations were seen
+            disk.step("its return")  # from here on, the record must survive
+    assert failing_fsync or len(disk.steps) > 5 * len(records)  # the operations were seen
+    assert disk.fsyncs >= failing_fsync
     seen: set[Any] = set()
     for n, (what, files, dirs, done) in enumerate(disk.crashes()):
         key = (tuple(sorted(files.items())), tuple(sorted(dirs)), len(done))
@@ -365,3 +381,24 @@ def test_an_object_store_request_failing_once_leaves_records_absent_or_whole(tmp
                 done.append(record)
                 _object_check(store, RUNS, done, what)
             assert fail.count > fail_at, what  # the failure happened within the writes
+
+
+@pytest.mark.parametrize("failing", range(1, 8))
+def test_a_write_whose_fsync_fails_promises_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    failing: int) -> None:
+    """Each fsync of a first record's write into a new store (its folders, the file, its folder) failing
+    with EIO in turn: the write fails, or its record survives any power loss; none is ever damaged."""
+    (tmp_path / "base").mkdir()
+    _crash_every_step(tmp_path, monkeypatch, tmp_path / "base" / "store", RUNS[:1], failing_fsync=failing)
+
+
+def test_a_failed_fsync_fails_a_volume_write_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Volume mode (no link) passes over an fsync the mount does not support (EINVAL), never an EIO."""
+    from ubunye.lineage.store.posix import PosixBlobs
+
+    def fsync(_: int) -> None:
+        raise OSError(errno.EIO, "Input/output error")
+    monkeypatch.setattr(os, "fsync", fsync)
+    with pytest.raises(OSError) as failed:
+        PosixBlobs(tmp_path, volume=True).put_new("a.json", b"x")
+    assert failed.value.errno == errno.EIO

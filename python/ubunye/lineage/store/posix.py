@@ -23,6 +23,8 @@ from ubunye.lineage.store.blobs import AlreadyExists, BlobInfo, BlobNotFound
 TEMP_SUFFIX = ".tmp"
 _NO_LINK = {errno.EPERM, errno.ENOSYS, errno.EXDEV, errno.EMLINK, getattr(errno, "ENOTSUP", errno.EPERM),
             getattr(errno, "EOPNOTSUPP", errno.EPERM)}
+_NO_SYNC = {errno.EINVAL, errno.ENOSYS, getattr(errno, "ENOTSUP", errno.EINVAL),
+            getattr(errno, "EOPNOTSUPP", errno.EINVAL)}
 
 
 class PosixBlobs:
@@ -58,7 +60,7 @@ class PosixBlobs:
                     os.fchmod(handle.fileno(), 0o644)  # mkstemp makes 0600; records are shared
                 handle.write(data)
                 handle.flush()
-                os.fsync(handle.fileno())
+                _sync(handle.fileno())
             try:
                 os.link(temp, path)
             except FileExistsError:
@@ -145,10 +147,7 @@ def _put_exclusive(path: Path, data: bytes) -> None:
     with os.fdopen(fd, "wb") as handle:
         handle.write(data)
         handle.flush()
-        try:
-            os.fsync(handle.fileno())
-        except OSError:  # some FUSE mounts refuse fsync; the close still flushes
-            pass
+        _sync(handle.fileno())
 
 
 def _make_folders(folder: Path) -> None:
@@ -165,14 +164,25 @@ def _make_folders(folder: Path) -> None:
 
 
 def _sync_folder(folder: Path) -> None:
-    """Make the new name durable where the platform allows it (best effort)."""
+    """Make the new names in ``folder`` durable where the platform allows it (a platform that
+    cannot open a folder, or sync one, is passed over; a failed sync is raised)."""
     try:
         fd = os.open(folder, os.O_RDONLY)
     except OSError:
         return
     try:
-        os.fsync(fd)
-    except OSError:
-        pass
+        _sync(fd)
     finally:
         os.close(fd)
+
+
+def _sync(fd: int) -> None:
+    """``fsync``, the one rule: where it is not supported (some FUSE mounts, a folder on some
+    platforms: EINVAL, ENOTSUP, ENOSYS) it is passed over (the close still flushes); any other
+    failure (EIO, ENOSPC) is raised: what it was to make durable may be lost after a power loss, so
+    the write is not reported as done."""
+    try:
+        os.fsync(fd)
+    except OSError as exc:
+        if exc.errno not in _NO_SYNC:
+            raise
