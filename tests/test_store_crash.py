@@ -296,9 +296,9 @@ class FailOnce:
     """obstore whose ``fail_at``-th request fails once: before it reaches the store, or after it
     landed (``landed``: its answer lost)."""
 
-    def __init__(self, obstore: Any, fail_at: int, landed: bool) -> None:
+    def __init__(self, obstore: Any, fail_at: int, landed: bool, error: str = "GenericError 503") -> None:
         self._obstore, self.exceptions, self.store = obstore, obstore.exceptions, obstore.store
-        self.fail_at, self.landed, self.count = fail_at, landed, 0
+        self.fail_at, self.landed, self.count, self.error = fail_at, landed, 0, error.split(" ", 1)
         self.reading = False  # the checks' own requests: neither counted nor failed
 
     def _request(self, name: str, *args: Any, **kwargs: Any) -> Any:
@@ -307,7 +307,8 @@ class FailOnce:
             return getattr(self._obstore, name)(*args, **kwargs)
         if self.landed:
             getattr(self._obstore, name)(*args, **kwargs)
-        raise self.exceptions.GenericError(f"{name}: 503 Service Unavailable\n  connection reset Debug source: x")
+        kind, code = self.error
+        raise getattr(self.exceptions, kind)(f"{name}: {code}\n  connection reset Debug source: x")
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
         if name not in ("put", "get", "head", "list_with_delimiter", "list"):
@@ -353,8 +354,11 @@ def _object_store(obstore: Any, fail: Optional[FailOnce]) -> RecordStore:
     return RecordStore(blobs, index=True)
 
 
+@pytest.mark.parametrize("error", ["GenericError 503 Service Unavailable", "GenericError 409 Conflict",
+                                   "PreconditionError 412 Precondition Failed"])
 def test_an_object_store_request_failing_once_leaves_records_absent_or_whole(tmp_path: Path,
-                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+                                                                          monkeypatch: pytest.MonkeyPatch,
+                                                                          error: str) -> None:
     obstore = pytest.importorskip("obstore")
     monkeypatch.setattr(index_module, "INDEX_FROM", 1)
     counter = FailOnce(obstore, 0, False)
@@ -365,9 +369,9 @@ def test_an_object_store_request_failing_once_leaves_records_absent_or_whole(tmp
     assert requests >= 2 * len(RUNS)  # a marker, then the record
     for fail_at in range(1, requests + 1):
         for landed in (False, True):
-            what = f"request {fail_at} failing{' after it landed' if landed else ''}"
+            what = f"request {fail_at} failing ({error}){' after it landed' if landed else ''}"
             monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / f"cache-{fail_at}-{landed}"))
-            fail = FailOnce(obstore, fail_at, landed)
+            fail = FailOnce(obstore, fail_at, landed, error)
             store = _object_store(obstore, fail)
             done: list[RunRecord] = []
             for record in RUNS:
