@@ -155,11 +155,12 @@ def _make_folders(folder: Path) -> None:
     missing here is synced (made by this writer or by another at the same time), else a power loss
     could drop a new folder and every record written into it after this returns."""
     missing = []
-    while not folder.is_dir() and folder.parent != folder:
-        missing.append(folder)
-        folder = folder.parent
+    probe = folder
+    while not probe.exists() and probe.parent != probe:
+        missing.append(probe)
+        probe = probe.parent
+    folder.mkdir(parents=True, exist_ok=True)  # (a file in the way raises, naming it)
     for new in reversed(missing):
-        new.mkdir(exist_ok=True)  # a file in the way: FileExistsError, as before
         _sync_folder(new.parent)
 
 
