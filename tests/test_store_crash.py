@@ -219,6 +219,12 @@ def _check(store_dir: Path, written: list[RunRecord], done: list[RunRecord], wha
                 assert final <= {(r.run_id, r.status) for r in runs}, f"{what}: a written record was lost"
                 assert started <= {r.run_id for r in runs}, f"{what}: a written start record was lost"
             assert set(store.iter_tasks()) >= {(r.usecase, r.package, r.task_name) for r in done}, what
+            there = [t for t in TASKS if (store_dir / "/".join(t)).is_dir()]
+            listed = sorted(r.run_id for t in there for r in RecordStore(store_dir).list_runs(*t))
+            if indexed and listed:  # the index answers (None: it fell back to the records)
+                summaries = store.summaries(there)
+                assert summaries is not None and (store_dir / ".index" / "records.sqlite3").is_file(), what
+                assert sorted(x["run_id"] for x in summaries) == listed, what
 
 
 RUNS = [_record(TASKS[0], "r-1", 0, "running"), _record(TASKS[0], "r-1", 0),
