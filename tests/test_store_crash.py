@@ -306,11 +306,13 @@ class FailOnce:
         self._obstore, self.exceptions, self.store = obstore, obstore.exceptions, obstore.store
         self.fail_at, self.landed, self.count, self.error = fail_at, landed, 0, error.split(" ", 1)
         self.reading = False  # the checks' own requests: neither counted nor failed
+        self.failed = ""  # the request that failed
 
     def _request(self, name: str, *args: Any, **kwargs: Any) -> Any:
         self.count += not self.reading
         if self.reading or self.count != self.fail_at:
             return getattr(self._obstore, name)(*args, **kwargs)
+        self.failed = name
         if self.landed:
             getattr(self._obstore, name)(*args, **kwargs)
         kind, code = self.error
@@ -384,6 +386,7 @@ def test_an_object_store_request_failing_once_leaves_records_absent_or_whole(tmp
                 try:
                     store.write(record)
                 except RecordWriteError as exc:
+                    assert not (landed and fail.failed == "put"), f"{what}: a create that landed reported as failed"
                     assert "\n" not in str(exc) and "Debug source" not in str(exc), what
                     assert str(exc).startswith(f"could not write run record {store.record_path(record)}: "), what
                     _object_check(store, RUNS, done, what)
