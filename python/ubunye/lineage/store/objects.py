@@ -14,7 +14,8 @@ Failures: server errors (5xx), dropped connections and timeouts are retried by o
 with backoff, a bounded number of times. A retried create can meet its own earlier
 attempt (the first PUT landed, its answer was lost): the object is then read back and
 accepted only when it holds exactly the bytes being written; anything else there is
-:class:`AlreadyExists`. A refusal (412, 409) while nothing is there is retried: a
+:class:`AlreadyExists`. A create that ends in any other error is read back the same way:
+success only when it landed with exactly these bytes. A refusal (412, 409) while nothing is there is retried: a
 create-only PUT can never overwrite, so trying again is always safe; an object shorter than its listed
 size is read again, then reported. Nothing here ever reports success for a write that
 did not land, or overwrites one that did.
@@ -93,6 +94,8 @@ class ObjectBlobs:
                 last = exc  # refused, yet nothing is there (a 409 conflict in flight): try again
             except errors.BaseError as exc:
                 if not _conflict(exc):
+                    if self._landed(key, data):  # it landed; only its answer was an error
+                        return
                     raise BlobError(errno.EIO, _one_line(exc), self.locate(key)) from None
                 last = exc  # 409: another request on the key was in flight; try again
         raise BlobError(errno.EIO, f"refused {ATTEMPTS} times and still absent: {_one_line(last)}",
@@ -100,6 +103,14 @@ class ObjectBlobs:
 
     def _there(self, key: str) -> bytes | None:
         return held(self, key)
+
+    def _landed(self, key: str, data: bytes) -> bool:
+        """Whether a create answered with an error landed all the same (the answer was lost after
+        the object was stored): the object holds exactly ``data``. A read that fails too: not proven."""
+        try:
+            return self._there(key) == data
+        except BlobError:
+            return False
 
     def get(self, key: str) -> bytes:
         errors = self._obs.exceptions

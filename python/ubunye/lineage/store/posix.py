@@ -23,6 +23,8 @@ from ubunye.lineage.store.blobs import AlreadyExists, BlobInfo, BlobNotFound
 TEMP_SUFFIX = ".tmp"
 _NO_LINK = {errno.EPERM, errno.ENOSYS, errno.EXDEV, errno.EMLINK, getattr(errno, "ENOTSUP", errno.EPERM),
             getattr(errno, "EOPNOTSUPP", errno.EPERM)}
+_NO_SYNC = {errno.EINVAL, errno.ENOSYS, getattr(errno, "ENOTSUP", errno.EINVAL),
+            getattr(errno, "EOPNOTSUPP", errno.EINVAL)}
 
 
 class PosixBlobs:
@@ -41,7 +43,7 @@ class PosixBlobs:
 
     def put_new(self, key: str, data: bytes) -> None:
         path = self.locate(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        _make_folders(path.parent)
         if self.volume or not self._put_linked(path, data):
             if not self._exclusive_checked:
                 _check_exclusive(path.parent)
@@ -58,7 +60,7 @@ class PosixBlobs:
                     os.fchmod(handle.fileno(), 0o644)  # mkstemp makes 0600; records are shared
                 handle.write(data)
                 handle.flush()
-                os.fsync(handle.fileno())
+                _sync(handle.fileno())
             try:
                 os.link(temp, path)
             except FileExistsError:
@@ -145,21 +147,43 @@ def _put_exclusive(path: Path, data: bytes) -> None:
     with os.fdopen(fd, "wb") as handle:
         handle.write(data)
         handle.flush()
-        try:
-            os.fsync(handle.fileno())
-        except OSError:  # some FUSE mounts refuse fsync; the close still flushes
-            pass
+        _sync(handle.fileno())
+
+
+def _make_folders(folder: Path) -> None:
+    """Make ``folder`` and its missing parents, each new name durable: the folder above each one
+    missing here is synced (made by this writer or by another at the same time), else a power loss
+    could drop a new folder and every record written into it after this returns."""
+    missing = []
+    probe = folder
+    while not probe.exists() and probe.parent != probe:
+        missing.append(probe)
+        probe = probe.parent
+    folder.mkdir(parents=True, exist_ok=True)  # (a file in the way raises, naming it)
+    for new in reversed(missing):
+        _sync_folder(new.parent)
 
 
 def _sync_folder(folder: Path) -> None:
-    """Make the new name durable where the platform allows it (best effort)."""
+    """Make the new names in ``folder`` durable where the platform allows it (a platform that
+    cannot open a folder, or sync one, is passed over; a failed sync is raised)."""
     try:
         fd = os.open(folder, os.O_RDONLY)
     except OSError:
         return
     try:
-        os.fsync(fd)
-    except OSError:
-        pass
+        _sync(fd)
     finally:
         os.close(fd)
+
+
+def _sync(fd: int) -> None:
+    """``fsync``, the one rule: where it is not supported (some FUSE mounts, a folder on some
+    platforms: EINVAL, ENOTSUP, ENOSYS) it is passed over (the close still flushes); any other
+    failure (EIO, ENOSPC) is raised: what it was to make durable may be lost after a power loss, so
+    the write is not reported as done."""
+    try:
+        os.fsync(fd)
+    except OSError as exc:
+        if exc.errno not in _NO_SYNC:
+            raise
