@@ -1,0 +1,276 @@
+"""Lying record: a forger who can write to the store but has no signing key (issue 36, "Records that
+cannot be forged") never makes ``lineage compare``, ``diff`` or ``verify`` prove anything where the
+store's policy requires signatures.
+
+One usecase is built once (real ``ubunye run`` processes, signed with a key of the test's own, a
+policy naming that key): task ``copy`` runs three times, A and C over the same rows and B over
+others, and task ``other`` once over A's rows. Each probe forges a copy of that store, then asks the
+real CLI: before signed records, every forgery here was ``data proven the same`` (exit 0).
+"""
+from __future__ import annotations
+
+import base64
+import copy
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from harness import PEOPLE, Result, Usecase, cli
+
+CONFIG = """
+CONFIG:
+  inputs:
+    people: {{format: parquet, path: "{src}"}}
+  outputs:
+    clean: {{format: parquet, path: "{out}", mode: overwrite}}
+"""
+OTHER_ROWS = pa.table({"id": pa.array([9], pa.int64()), "name": pa.array(["X"], pa.string()),
+                       "age": pa.array([1.0], pa.float64())})
+TASK = ("shop", "orders", "copy")
+
+
+def _key_pem(folder: Path) -> tuple[Path, str]:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    key = Ed25519PrivateKey.generate()
+    path = folder / "signing.pem"
+    path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                       serialization.NoEncryption()))
+    raw = key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    return path, base64.b64encode(raw).decode("ascii")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """The usecase folder and the run ids A, B, C (task copy) and O (task other)."""
+    root = tmp_path_factory.mktemp("forgery")
+    key, public = _key_pem(root)
+    env = {"UBUNYE_SIGNING_KEY": str(key), "XDG_CONFIG_HOME": str(root / "config")}
+    uc = Usecase(root / "uc")
+    src = uc.parquet("in.parquet")
+    for name, out in (("copy", "out"), ("other", "other_out")):
+        uc.task(name, CONFIG.format(src=src, out=uc.root / "data" / out))
+    ids: dict[str, str] = {}
+    for label, table, task in (("A", PEOPLE, "copy"), ("B", OTHER_ROWS, "copy"), ("C", PEOPLE, "copy"),
+                               ("O", PEOPLE, "other")):
+        uc.parquet("in.parquet", table)
+        result = uc.run("-t", task, "--lineage", env=env)
+        assert result.code == 0, str(result)
+        ids[label] = _newest(uc, task)["run_id"]
+    keyid = hashlib.sha256(base64.b64decode(public)).hexdigest()
+    (uc.lineage_dir / "ubunye-policy.json").write_text(json.dumps(
+        {"policy_version": 1, "require_signatures": True, "keys": [{"keyid": keyid, "public_key": public}]}))
+    return uc.root, ids
+
+
+def _newest(uc: Usecase, task: str) -> dict:
+    return max(uc.records(task), key=lambda r: r["ended_at"])
+
+
+@pytest.fixture()
+def store(built: tuple[Path, dict[str, str]], tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A fresh copy of the built usecase to forge in (its data folder is shared: never changed)."""
+    root, ids = built
+    copy = tmp_path / "uc"
+    shutil.copytree(root, copy)
+    return copy, ids
+
+
+def _task_dir(root: Path, task: str = "copy") -> Path:
+    return root / ".ubunye" / "lineage" / "shop" / "orders" / task
+
+
+def _record(root: Path, run_id: str, task: str = "copy") -> dict:
+    return json.loads((_task_dir(root, task) / f"{run_id}.json").read_text())
+
+
+def _put(root: Path, doc: dict, *, seal: bool = False) -> None:
+    from ubunye.lineage.record import seal as seal_of
+
+    doc = {k: v for k, v in doc.items() if k != "seal"}
+    if seal:  # the seal is a plain hash: a forger recomputes it
+        doc["seal"] = seal_of(doc)
+    (_task_dir(root) / f"{doc['run_id']}.json").write_text(json.dumps(doc, indent=2))
+
+
+def _lineage(root: Path, *args: str) -> Result:
+    return cli("lineage", *args, "-d", str(root), "-u", "shop", "-p", "orders", "-t", "copy",
+               env={"XDG_CONFIG_HOME": str(root.parent / "config")})
+
+
+def _refused(result: Result) -> None:
+    assert result.code == 1, str(result)
+    assert "not proven" in result.text, str(result)
+    assert "Traceback" not in result.text, str(result)
+
+
+def _compare(root: Path, a: str, b: str) -> Result:
+    return _lineage(root, "compare", "--run-id1", a, "--run-id2", b)
+
+
+def test_lying_record_signed_runs_over_the_same_rows_are_proven_the_same(store) -> None:
+    root, ids = store
+    assert _compare(root, ids["A"], ids["C"]).code == 0
+    assert _lineage(root, "diff", "--run-id1", ids["A"], "--run-id2", ids["C"]).code == 0
+    checked = _lineage(root, "verify", "--signatures", "--chain")
+    assert checked.code == 0, str(checked)
+    assert "chain of shop/orders/copy: 3 place(s), holds" in checked.out
+
+
+def test_lying_record_hashes_edited_and_seal_removed_prove_nothing(store) -> None:
+    root, ids = store
+    forged = _record(root, ids["B"])
+    a = _record(root, ids["A"])
+    forged["inputs"], forged["outputs"] = a["inputs"], a["outputs"]
+    _put(root, forged)
+    _refused(_compare(root, ids["A"], ids["B"]))
+    _refused(_lineage(root, "diff", "--run-id1", ids["A"], "--run-id2", ids["B"]))
+    _refused(_lineage(root, "verify", "--run-id", ids["B"]))  # the data now is A's rows: re-hashing agrees
+    _refused(_lineage(root, "verify", "--signatures"))
+
+
+@pytest.mark.parametrize("date", ["2030-01-01T00:00:00+00:00", "2001-01-01T00:00:00+00:00"])
+def test_lying_record_written_by_hand_proves_nothing(store, date: str) -> None:
+    root, ids = store
+    forged = dict(_record(root, ids["A"]), run_id="f0f0f0f0-0000-4000-8000-000000000000", started_at=date,
+                  ended_at=date)
+    _put(root, forged, seal=True)
+    _refused(_compare(root, ids["A"], forged["run_id"]))
+    _refused(_lineage(root, "diff", "--run-id1", ids["A"], "--run-id2", forged["run_id"]))
+    _refused(_lineage(root, "verify", "--run-id", forged["run_id"]))
+
+
+def test_lying_record_deleted_from_the_middle_of_the_chain_breaks_it(store) -> None:
+    root, ids = store
+    for name in (f"{ids['B']}.json", f"_signed/{ids['B']}.dsse.json"):
+        (_task_dir(root) / name).unlink()
+    _refused(_compare(root, ids["A"], ids["C"]))
+    _refused(_lineage(root, "diff", "--run-id1", ids["A"], "--run-id2", ids["C"]))
+    chain = _lineage(root, "verify", "--chain")
+    _refused(chain)
+    assert "place 2" in chain.text, str(chain)
+
+
+def test_lying_record_copied_from_another_task_proves_nothing(store) -> None:
+    root, ids = store
+    forged = dict(_record(root, ids["O"], "other"), task_name="copy", task_path="shop/orders/copy")
+    _put(root, forged, seal=True)
+    shutil.copy(_task_dir(root, "other") / "_signed" / f"{ids['O']}.dsse.json", _task_dir(root) / "_signed")
+    _refused(_compare(root, ids["A"], ids["O"]))
+    _refused(_lineage(root, "verify", "--run-id", ids["O"]))
+
+
+def test_lying_record_resigned_with_another_key_proves_nothing(store, tmp_path: Path, monkeypatch) -> None:
+    """The forger signs a true-looking statement of the forged record with a key of their own and
+    publishes that key in the store: the policy does not name it."""
+    from ubunye.lineage.attestation.envelopes import publish_key
+    from ubunye.lineage.attestation.keys import load_key_file
+    from ubunye.lineage.attestation.statement import encode, statement
+    from ubunye.lineage.attestation import dsse
+    from ubunye.lineage.record import RunRecord
+    from ubunye.lineage.store import RecordStore
+
+    root, ids = store
+    forged = _record(root, ids["B"])
+    a = _record(root, ids["A"])
+    forged["inputs"], forged["outputs"] = a["inputs"], a["outputs"]
+    _put(root, forged, seal=True)
+    signer = load_key_file(_key_pem(tmp_path)[0])
+    record = RunRecord.from_dict({k: v for k, v in forged.items() if k != "seal"})
+    envelope = dsse.sign(encode(statement(record, {"seq": 2, "previous": None})), signer)
+    (_task_dir(root) / "_signed" / f"{ids['B']}.dsse.json").write_bytes(envelope.to_json())
+    publish_key(RecordStore(root / ".ubunye" / "lineage").blobs, signer)
+    _refused(_compare(root, ids["A"], ids["B"]))
+    _refused(_lineage(root, "diff", "--run-id1", ids["A"], "--run-id2", ids["B"]))
+    _refused(_lineage(root, "verify", "--run-id", ids["B"]))
+
+
+def test_lying_record_statement_of_another_record_proves_nothing(store) -> None:
+    """A's genuine envelope beside a hand-made copy of A under another run id: its subjects and
+    predicate name A, not the copy."""
+    root, ids = store
+    forged = dict(_record(root, ids["A"]), run_id="f1f1f1f1-0000-4000-8000-000000000000")
+    _put(root, forged, seal=True)
+    shutil.copy(_task_dir(root) / "_signed" / f"{ids['A']}.dsse.json",
+                _task_dir(root) / "_signed" / f"{forged['run_id']}.dsse.json")
+    _refused(_compare(root, ids["A"], forged["run_id"]))
+    _refused(_lineage(root, "verify", "--run-id", forged["run_id"]))
+
+
+def test_lying_record_without_a_policy_a_forgery_is_named_in_a_warning(store) -> None:
+    root, ids = store
+    (root / ".ubunye" / "lineage" / "ubunye-policy.json").unlink()
+    forged = _record(root, ids["B"])
+    a = _record(root, ids["A"])
+    forged["inputs"], forged["outputs"] = a["inputs"], a["outputs"]
+    _put(root, forged)
+    result = _compare(root, ids["A"], ids["B"])
+    assert "is not proven by its signature" in result.err, str(result)
+    assert "Traceback" not in result.text
+
+
+def _attested(root: Path, run_id: str, out: Path) -> tuple[dict, bytes, dict]:
+    """``lineage attest`` of a run: the envelope, the signer's PEM public key and the record."""
+    result = _lineage(root, "attest", "--run-id", run_id, "-o", str(out))
+    assert result.code == 0, str(result)
+    return (json.loads((out / f"{run_id}.dsse.json").read_text()), (out / f"{run_id}.pub.pem").read_bytes(),
+            json.loads((out / f"{run_id}.record.json").read_text()))
+
+
+def _check_with_cryptography(envelope: dict, pem: bytes, record: dict) -> bool:
+    """The auditor's check of docs/attestation.md with `cryptography` alone (no ubunye)."""
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives.serialization import load_pem_public_key
+
+    body = base64.b64decode(envelope["payload"])
+    kind = envelope["payloadType"].encode()
+    pae = b"DSSEv1 %d %s %d %s" % (len(kind), kind, len(body), body)
+    try:
+        load_pem_public_key(pem).verify(base64.b64decode(envelope["signatures"][0]["sig"]), pae)
+    except InvalidSignature:
+        return False
+    statement = json.loads(body)
+    content = {k: v for k, v in record.items() if k != "seal"}
+    digest = hashlib.sha256(json.dumps(content, sort_keys=True, separators=(",", ":"),
+                                       ensure_ascii=False).encode()).hexdigest()
+    return statement["subject"][0]["digest"] == {"sha256": digest}
+
+
+def test_lying_record_an_attested_run_verifies_with_cryptography_alone_and_not_after_one_byte(store,
+                                                                                         tmp_path: Path) -> None:
+    root, ids = store
+    envelope, pem, record = _attested(root, ids["C"], tmp_path / "out")
+    assert _check_with_cryptography(envelope, pem, record)
+    body = bytearray(base64.b64decode(envelope["payload"]))
+    body[len(body) // 2] ^= 1
+    assert not _check_with_cryptography(dict(envelope, payload=base64.b64encode(bytes(body)).decode()), pem, record)
+    assert not _check_with_cryptography(envelope, pem, dict(record, status="error"))
+
+
+def test_lying_record_an_attested_run_verifies_with_the_in_toto_reference_implementation(store,
+                                                                                        tmp_path: Path) -> None:
+    pytest.importorskip("securesystemslib")
+    in_toto = pytest.importorskip("in_toto.models.metadata")
+    from cryptography.hazmat.primitives import serialization
+    from securesystemslib.dsse import Envelope
+    from securesystemslib.exceptions import VerificationError
+    from securesystemslib.signer import SSlibKey
+
+    root, ids = store
+    envelope, pem, _ = _attested(root, ids["C"], tmp_path / "out")
+    raw = serialization.load_pem_public_key(pem).public_bytes(serialization.Encoding.Raw,
+                                                              serialization.PublicFormat.Raw)
+    keyid = hashlib.sha256(raw).hexdigest()
+    key = {"keyid": keyid, "keytype": "ed25519", "scheme": "ed25519", "keyval": {"public": raw.hex()}}
+    Envelope.from_dict(copy.deepcopy(envelope)).verify([SSlibKey.from_dict(keyid, dict(key))], 1)  # (it edits
+    in_toto.Envelope.from_dict(copy.deepcopy(envelope)).verify_signature(dict(key))  # what it reads)
+    body = bytearray(base64.b64decode(envelope["payload"]))
+    body[0] ^= 1
+    changed = dict(copy.deepcopy(envelope), payload=base64.b64encode(bytes(body)).decode())
+    with pytest.raises(VerificationError):
+        Envelope.from_dict(changed).verify([SSlibKey.from_dict(keyid, dict(key))], 1)
