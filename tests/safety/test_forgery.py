@@ -274,3 +274,23 @@ def test_lying_record_an_attested_run_verifies_with_the_in_toto_reference_implem
     changed = dict(copy.deepcopy(envelope), payload=base64.b64encode(bytes(body)).decode())
     with pytest.raises(VerificationError):
         Envelope.from_dict(changed).verify([SSlibKey.from_dict(keyid, dict(key))], 1)
+
+
+def test_lying_record_the_report_proves_nothing_of_a_forged_record(store) -> None:
+    from ubunye.lineage.report_model import build_report
+    from ubunye.lineage.store import RecordStore
+
+    root, ids = store
+    lineage = RecordStore(root / ".ubunye" / "lineage")
+
+    def verdicts() -> dict[str, dict]:
+        runs = build_report(lineage, usecase="shop", package="orders", task="copy").tasks[0]["runs"]
+        return {r["run_id"]: r["vs_before"] for r in runs}
+
+    forged = _record(root, ids["B"])
+    a = _record(root, ids["A"])
+    forged["inputs"], forged["outputs"] = a["inputs"], a["outputs"]
+    _put(root, forged)
+    shown = verdicts()[ids["B"]]
+    assert shown["counts"]["same"] == 0, shown
+    assert "not proven by its signature" in shown["steps"][0]["reason"]

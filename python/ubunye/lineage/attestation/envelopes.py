@@ -62,7 +62,16 @@ def publish_key(blobs: Blobs, signer: Signer) -> None:
 
 
 def read_envelope(blobs: Blobs, record: RunRecord) -> tuple[Optional[dsse.Envelope], Optional[str]]:
-    """The record's envelope, or None and why not (one phrase)."""
+    """The record's envelope, or None and why not (one phrase). A record whose names are not
+    folder names (a record file given by path) names no envelope: it is unsigned."""
+    from ubunye._names import validate_name
+
+    try:
+        for kind, name in (("usecase", record.usecase), ("package", record.package),
+                           ("task", record.task_name), ("run id", record.run_id)):
+            validate_name(kind, name)
+    except ValueError:
+        return None, "it is unsigned (its names cannot name an envelope in the store)"
     try:
         data = blobs.get(envelope_key(record))
     except BlobNotFound:

@@ -114,11 +114,13 @@ def write_policy(store: Any, verifiers: list[Ed25519Verifier], require: bool = T
 
 
 def record_problem(store: Any, record: RunRecord, policy: Optional[Policy]) -> Optional[str]:
-    """Why ``record`` is not proven by a signature and an intact chain link (None: it is)."""
+    """Why ``record`` is not proven by a signature and an intact chain link (None: it is).
+    Without a policy the chain link is left to ``verify --chain``: a damaged record before it
+    is named where it is read, not again as a warning about each record after it."""
     doc, why = checked_statement(store.blobs, record, list(policy.verifiers) if policy else None)
     if doc is None:
         return why
-    return link_problem(store, record, doc)
+    return link_problem(store, record, doc) if policy is not None else None
 
 
 def trust_reason(record: RunRecord, store: Any, *, warn: bool = True) -> Optional[str]:
@@ -128,6 +130,8 @@ def trust_reason(record: RunRecord, store: Any, *, warn: bool = True) -> Optiona
     chain-breaking record gets its reason. Elsewhere it is taken, with an
     :class:`UnsignedRecordWarning` saying the same (``warn=False``: silently)."""
     policy = load_policy(store)
+    if not warn and (policy is None or not policy.require_signatures):
+        return None  # nothing to refuse, nothing to say
     problem = record_problem(store, record, policy)
     if problem is None:
         return None
