@@ -294,3 +294,47 @@ def test_lying_record_the_report_proves_nothing_of_a_forged_record(store) -> Non
     shown = verdicts()[ids["B"]]
     assert shown["counts"]["same"] == 0, shown
     assert "not proven by its signature" in shown["steps"][0]["reason"]
+
+
+def test_lying_record_written_by_hand_into_an_object_store_proves_nothing(tmp_path: Path, monkeypatch) -> None:
+    """The S3 case of the issue, on obstore's in-memory object store: a record without a seal put
+    as a new object dated 2030 is listed first, and compare's verdict does not prove it."""
+    pytest.importorskip("obstore")
+    from ubunye.cli.lineage_options import distrust
+    from ubunye.lineage.attestation import write_policy
+    from ubunye.lineage.attestation.keys import Ed25519Verifier, load_key_file
+    from ubunye.lineage.compare import compare_records
+    from ubunye.lineage.record import RunRecord, Step
+    from ubunye.lineage.store import RecordStore
+    from ubunye.lineage.store.objects import ObjectBlobs
+
+    key = _key_pem(tmp_path)[0]
+    monkeypatch.setenv("UBUNYE_SIGNING_KEY", str(key))
+    store = RecordStore(ObjectBlobs("memory:///"), index=True)
+    write_policy(store, [Ed25519Verifier(load_key_file(key).public_raw())])
+    step = Step("clean", "output", "parquet", "s3://b/out", 4, "sha256:" + "1" * 64, "sha256:" + "2" * 64,
+                "rows-v1")
+    genuine = RunRecord("aaaaaaaa-0000-4000-8000-000000000001", "shop/orders/copy", "shop", "orders", "copy",
+                        started_at="2026-01-01T00:00:00+00:00", ended_at="2026-01-01T00:01:00+00:00",
+                        status="success", outputs=[step])
+    store.write(genuine)
+    forged = {k: v for k, v in json.loads(genuine.to_json()).items() if k != "seal"}
+    forged.update(run_id="ffffffff-0000-4000-8000-000000000002", started_at="2030-01-01T00:00:00+00:00")
+    store.blobs.put_new(f"shop/orders/copy/{forged['run_id']}.json", json.dumps(forged).encode())
+    newest, before = store.latest_runs("shop", "orders", "copy", 2)
+    assert newest.run_id == forged["run_id"]
+    assert compare_records(before, newest).data_proven_same  # the hashes alone say "the same"
+    assert distrust(store, before) == []
+    (line,) = distrust(store, before, newest)
+    assert line.startswith(f"run {forged['run_id']} is not proven by its signature: it is unsigned")
+
+
+def test_lying_record_the_newest_records_deleted_with_their_chain_places_are_seen(store) -> None:
+    """The store alone cannot show a chain cut at its end; the index remembers the length it saw."""
+    root, ids = store
+    assert _lineage(root, "verify", "--chain").code == 0  # seen holding, 3 places long
+    for name in (f"{ids['C']}.json", f"_signed/{ids['C']}.dsse.json", "_chain/000000000003"):
+        (_task_dir(root) / name).unlink()
+    cut = _lineage(root, "verify", "--chain")
+    _refused(cut)
+    assert "place 3" in cut.text and ids["C"] in cut.text, str(cut)

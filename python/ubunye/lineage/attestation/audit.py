@@ -9,6 +9,7 @@ against the keys the store publishes, which anyone who can write to the store ca
 """
 from __future__ import annotations
 
+import sqlite3
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -53,7 +54,7 @@ class Audit:
 
     @property
     def proven(self) -> bool:
-        return not self.problems and bool(self.records)
+        return not self.problems and bool(self.records or any(c.length for c in self.chains))
 
     def to_dict(self) -> dict[str, Any]:
         return {"proven": self.proven, "pinned": self.pinned, "problems": self.problems,
@@ -80,7 +81,9 @@ def audit(store: Any, tasks: list[tuple[str, str, str]], *, keys: Optional[list[
             if doc is not None:
                 signed.append((record.run_id, record.digest(), record.ended_at, link(doc)))
         if chain:
-            result.chains.append(chain_.walk(name, store.blobs, name, signed))
+            report = chain_.walk(name, store.blobs, name, signed)
+            _remembered(store, report, signed)
+            result.chains.append(report)
     return result
 
 
@@ -97,3 +100,26 @@ def _check(store: Any, record: RunRecord, trusted: Optional[list[Ed25519Verifier
     if problem:
         return RecordCheck(task, record.run_id, NOT_PROVEN, problem), doc
     return RecordCheck(task, record.run_id, SIGNED), doc
+
+
+def _remembered(store: Any, report: chain_.ChainReport, signed: list[tuple[str, str, Optional[str], dict[str, Any]]]
+                ) -> None:
+    """Hold ``report`` against the longest chain the store's index saw hold (a chain cut short at
+    its end is a break too), and remember it when it holds."""
+    index = getattr(store, "index", None)
+    if index is None:
+        return
+    try:
+        seen = index.chain_seen(report.task)
+        by_seq = {entry[3]["seq"]: entry for entry in signed}
+        if seen is not None:
+            length, run_id, digest, _ = seen
+            there = by_seq.get(length)
+            if length > report.length or there is None or (there[0], there[1]) != (run_id, digest):
+                report.breaks.append(f"place {length}: run {run_id}, seen there by this index, is gone or "
+                                     f"changed (the chain now has {report.length} place(s))")
+        if not report.breaks and report.length and report.length in by_seq:
+            head = by_seq[report.length]
+            index.chain_saw(report.task, report.length, head[0], head[1])
+    except (sqlite3.Error, OSError):
+        report.breaks.append("the index that remembers the chain cannot be read")
