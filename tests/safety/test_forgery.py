@@ -338,3 +338,20 @@ def test_lying_record_the_newest_records_deleted_with_their_chain_places_are_see
     cut = _lineage(root, "verify", "--chain")
     _refused(cut)
     assert "place 3" in cut.text and ids["C"] in cut.text, str(cut)
+
+
+@pytest.mark.parametrize("policy, named", [
+    ('{"policy_version": 1, "require_signatures": true, "keys": [{"keyid": "00", "public_key": "%s"}]}',
+     "keys[0].keyid"),
+    ('{"policy_version": 1, "require_signatures": "yes", "keys": []}', "require_signatures"),
+    ("[1, 2", "not a JSON document"),
+])
+def test_traceback_a_damaged_policy_is_one_line_naming_the_file_and_key(store, policy: str, named: str) -> None:
+    root, ids = store
+    path = root / ".ubunye" / "lineage" / "ubunye-policy.json"
+    public = json.loads(path.read_text())["keys"][0]["public_key"]
+    path.write_text(policy % public if "%s" in policy else policy)
+    result = _compare(root, ids["A"], ids["C"])
+    assert result.code == 2, str(result)
+    assert str(path) in result.err and named in result.err and "Traceback" not in result.text, str(result)
+    assert len(result.err.strip().splitlines()) == 1, str(result)

@@ -44,7 +44,8 @@ def key_file(keyid: str) -> str:
 def sign_record(blobs: Blobs, record: RunRecord, signer: Signer) -> dict[str, Any]:
     """Claim the record's chain place, write its signed envelope (create-only) and, once per
     process, the signer's public key; returns the statement."""
-    doc = statement(record, chain_.claim(blobs, task_key_of(record), record.run_id, record.digest()))
+    digest = record.digest()
+    doc = statement(record, chain_.claim(blobs, task_key_of(record), record.run_id, digest), digest)
     blobs.put_new(envelope_key(record), dsse.sign(encode(doc), signer).to_json())
     publish_key(blobs, signer)
     return doc

@@ -58,10 +58,10 @@ def predicate(record: RunRecord, chain: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def statement(record: RunRecord, chain: dict[str, Any]) -> dict[str, Any]:
+def statement(record: RunRecord, chain: dict[str, Any], digest: Optional[str] = None) -> dict[str, Any]:
     """The statement of ``record`` (as written) with its chain link ``chain``: ``{"seq": n,
     "previous": {"run_id", "sha256"} of the task's record n-1 in the store, or None for n = 1}``."""
-    return {"_type": STATEMENT_TYPE, "subject": subjects(record), "predicateType": PREDICATE_TYPE,
+    return {"_type": STATEMENT_TYPE, "subject": subjects(record, digest), "predicateType": PREDICATE_TYPE,
             "predicate": predicate(record, chain)}
 
 
