@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -67,14 +65,10 @@ def sign_only(runs: list[RunRecord], signer: object) -> float:
 
 
 def list_time(root: Path, repeat: int) -> float:
-    argv = [sys.executable, "-m", "ubunye", "lineage", "list", "-d", str(root), "--lineage-dir", str(root),
-            "-u", "shop", "-p", "orders", "-t", "clean", "-n", "20"]
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        subprocess.run(argv, check=True, capture_output=True)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    from bench_report import timed  # (this folder is on sys.path when run as a script)
+
+    return timed([sys.executable, "-m", "ubunye", "lineage", "list", "-d", str(root), "--lineage-dir", str(root),
+                  "-u", "shop", "-p", "orders", "-t", "clean", "-n", "20"], repeat)
 
 
 def main() -> None:
