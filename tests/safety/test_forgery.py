@@ -355,3 +355,16 @@ def test_traceback_a_damaged_policy_is_one_line_naming_the_file_and_key(store, p
     assert result.code == 2, str(result)
     assert str(path) in result.err and named in result.err and "Traceback" not in result.text, str(result)
     assert len(result.err.strip().splitlines()) == 1, str(result)
+
+
+def test_lying_record_records_of_ubunye_engine_0_8_0_read_as_before_and_show_unsigned(tmp_path: Path) -> None:
+    old = Path(__file__).resolve().parents[1] / "fixtures" / "records" / "ubunye-engine-0.8.0"
+    shutil.copytree(old, tmp_path / "store")
+    listed = cli("lineage", "list", "-d", str(tmp_path), "--lineage-dir", str(tmp_path / "store"), "-u", "shop",
+                 "-p", "orders", "-t", "clean")
+    assert listed.code == 0 and listed.err == "", str(listed)
+    checked = cli("lineage", "verify", "--signatures", "-d", str(tmp_path), "--lineage-dir", str(tmp_path / "store"),
+                  "-u", "shop", "-p", "orders", "-t", "clean")
+    assert checked.code == 1, str(checked)
+    runs = [line for line in checked.out.splitlines() if "shop/orders/clean" in line]
+    assert runs and all(line.startswith("unsigned") for line in runs), str(checked)
