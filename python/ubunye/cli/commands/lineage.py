@@ -4,7 +4,8 @@ Each command builds library objects from its options, calls one library
 function that returns a typed result, renders it (``--json`` prints the
 result's ``to_dict()`` with ``schema_version``) and maps it to the exit code:
 ``compare`` and ``verify`` exit 0 only when every input and output is proven
-the same and the runs succeeded, 1 otherwise; every command exits 2 on an error.
+the same and the runs succeeded (and, where the store's policy requires signatures, both records
+are proven by theirs: python/ubunye/lineage/attestation), 1 otherwise; every command exits 2 on an error.
 Without run ids they take the newest record files: when one that may be the
 newest cannot be read, they exit 2 naming it (``list``, ``search`` and ``show``
 skip it with a warning naming it).
@@ -34,7 +35,7 @@ from ubunye.lineage.record import RunRecord
 
 @click.group("lineage", context_settings={"help_option_names": ["-h", "--help"]})
 def lineage_group() -> None:
-    """Inspect run records: list, show, compare, trace, search, verify, openlineage."""
+    """Inspect run records: list, show, compare, trace, search, verify, openlineage, attest, policy."""
 
 
 def _task(usecase_dir: Path, lineage_dir: Optional[str], u: Optional[str], p: Optional[str],
@@ -219,7 +220,8 @@ def verify_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: bool,
                    package: Optional[str], task: Optional[str], run_id: Optional[str],
                    record_path: Optional[Path], engine: str, signatures: bool, chain: bool,
                    key_files: tuple[Path, ...]) -> None:
-    """Re-hash the run's inputs and outputs where they are now; exit 0 only when all match."""
+    """Re-hash the run's inputs and outputs where they are now; exit 0 only when all match
+    (--signatures/--chain: check every record's signature and each task's chain instead)."""
     from ubunye.lineage.verify import verify_record
 
     store = make_store(usecase_dir, lineage_dir)
