@@ -368,3 +368,32 @@ def test_lying_record_records_of_ubunye_engine_0_8_0_read_as_before_and_show_uns
     assert checked.code == 1, str(checked)
     runs = [line for line in checked.out.splitlines() if "shop/orders/clean" in line]
     assert runs and all(line.startswith("unsigned") for line in runs), str(checked)
+
+
+def test_lying_record_a_forged_record_never_lends_its_hash_to_a_later_run(tmp_path: Path, monkeypatch) -> None:
+    """The reuse of an input's recorded hash (.known) asks the same trust rule: under a policy, an
+    entry pointing at an unsigned (hand-written) record is not taken, one at a signed one is."""
+    from ubunye.lineage.attestation import write_policy
+    from ubunye.lineage.attestation.keys import Ed25519Verifier, load_key_file
+    from ubunye.lineage.known import KnownHashes
+    from ubunye.lineage.record import RunRecord, Step
+    from ubunye.lineage.store import RecordStore
+
+    key = _key_pem(tmp_path)[0]
+    store = RecordStore(tmp_path / "store")
+    step = Step("people", "input", "csv", "/masked/people.csv", 2, "sha256:" + "5" * 64, "sha256:" + "d" * 64,
+                "rows-v1", storage_signature="files:sha256:abc")
+    known = KnownHashes(store)
+    for run_id, signing in (("run-forged", "off"), ("run-signed", str(key))):
+        monkeypatch.setenv("UBUNYE_SIGNING_KEY", signing)
+        record = RunRecord(run_id, "shop/orders/clean", "shop", "orders", "clean", status="success",
+                           started_at="2026-03-01T08:00:00+00:00", ended_at="2026-03-01T08:00:01+00:00",
+                           inputs=[step])
+        store.write(record)
+        if run_id == "run-forged":
+            write_policy(store, [Ed25519Verifier(load_key_file(key).public_raw())])
+            known.publish(record, {"input:people": "/data/people.csv"})
+            assert known.find("/data/people.csv", "files:sha256:abc", lambda: step.schema_hash) is None
+    known.publish(record, {"input:people": "/data/people.csv"})
+    found = known.find("/data/people.csv", "files:sha256:abc", lambda: step.schema_hash)
+    assert found is not None and found.source == "shop/orders/clean/run-signed:input:people"
