@@ -399,3 +399,19 @@ def test_lying_record_a_forged_record_never_lends_its_hash_to_a_later_run(tmp_pa
     known.publish(record, {"input:people": "/data/people.csv"})
     found = known.find("/data/people.csv", "files:sha256:abc", lambda: step.schema_hash)
     assert found is not None and found.source == "shop/orders/clean/run-signed:input:people"
+
+
+def test_secret_leak_a_signed_statement_holds_the_record_masked(tmp_path: Path) -> None:
+    """The statement is built from the record as written (masked): a secret in a location or a
+    variable is in neither the record nor its envelope's payload."""
+    uc = Usecase(tmp_path / "uc")
+    src = uc.parquet("in.parquet")
+    uc.task("copy", CONFIG.format(src=src, out=uc.root / "data" / "out_token=Sig-Tok-5521"))
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config")}
+    result = uc.run("-t", "copy", "--lineage", "--var", "api_secret=Sig-Var-5522", env=env)
+    assert result.code == 0, str(result)
+    (envelope,) = (uc.lineage_dir / "shop" / "orders" / "copy" / "_signed").glob("*.dsse.json")
+    payload = base64.b64decode(json.loads(envelope.read_text())["payload"]).decode()
+    assert "out_token=***" in payload
+    for secret in ("Sig-Tok-5521", "Sig-Var-5522"):
+        assert secret not in payload and secret not in result.text
