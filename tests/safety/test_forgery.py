@@ -415,3 +415,11 @@ def test_secret_leak_a_signed_statement_holds_the_record_masked(tmp_path: Path) 
     assert "out_token=***" in payload
     for secret in ("Sig-Tok-5521", "Sig-Var-5522"):
         assert secret not in payload and secret not in result.text
+
+
+def test_hang_a_chain_place_planted_far_ahead_is_one_break_not_a_long_walk(store) -> None:
+    root, _ = store
+    (_task_dir(root) / "_chain" / "999999999999").write_text('{"run_id": "x", "sha256": "0"}')
+    result = _lineage(root, "verify", "--chain")
+    _refused(result)
+    assert "places 4 to 999999999998" in result.text and "place 999999999999" in result.text, str(result)

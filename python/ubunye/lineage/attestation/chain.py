@@ -122,17 +122,21 @@ def walk(task: str, blobs: Blobs, task_key: str, signed: list[tuple[str, str, Op
             report.breaks.append(f"place {seq} is claimed by runs {by_seq[seq][0]} and {entry[0]}")
         else:
             by_seq[seq] = entry
-    top = max([*by_seq, *_places(blobs, task_key)], default=0)
+    places = set(_places(blobs, task_key))
+    top = max([*by_seq, *places], default=0)
     report.length = top
-    for seq in range(1, top + 1):
-        entry = by_seq.get(seq)
-        if entry is None:
-            held = read_place(blobs, task_key, seq)
-            who = f"run {held['run_id']}" if held else "a run"
-            report.breaks.append(f"place {seq}: the signed record of {who} is missing (deleted, replaced, "
-                                 "unsigned, or never written)")
-            continue
-        run_id, _, ended, link = entry
+    expected = 1  # one line per run of places with nothing at all (a planted far place cannot make a long walk)
+    for seq in sorted(places | set(by_seq)):
+        if seq > expected:
+            report.breaks.append(f"places {expected} to {seq - 1}: neither a chain place nor a signed record")
+        expected = seq + 1
+    for seq in sorted(places - set(by_seq)):
+        held = read_place(blobs, task_key, seq)
+        who = f"run {held['run_id']}" if held else "a run"
+        report.breaks.append(f"place {seq}: the signed record of {who} is missing (deleted, replaced, "
+                             "unsigned, or never written)")
+    for seq in sorted(by_seq):
+        run_id, _, ended, link = by_seq[seq]
         previous = link["previous"]
         if seq == 1:
             if previous is not None:
