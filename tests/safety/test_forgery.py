@@ -423,3 +423,17 @@ def test_hang_a_chain_place_planted_far_ahead_is_one_break_not_a_long_walk(store
     result = _lineage(root, "verify", "--chain")
     _refused(result)
     assert "places 4 to 999999999998" in result.text and "place 999999999999" in result.text, str(result)
+
+
+def test_data_loss_a_signing_key_that_cannot_be_used_keeps_the_record_and_says_so(tmp_path: Path) -> None:
+    uc = Usecase(tmp_path / "uc")
+    src = uc.parquet("in.parquet")
+    uc.task("copy", CONFIG.format(src=src, out=uc.root / "data" / "out"))
+    bad = tmp_path / "not-a-key.pem"
+    bad.write_text("hello")
+    result = uc.run("-t", "copy", "--lineage", env={"UBUNYE_SIGNING_KEY": str(bad)})
+    assert result.code != 0 and "Traceback" not in result.text, str(result)
+    assert f"was written unsigned: signing key {bad}: not an unencrypted PEM private key" in result.err, str(result)
+    (record,) = [r for r in uc.records("copy") if r["status"] != "running"]
+    assert record["status"] == "success"  # written, unsigned: nothing is lost
+    assert not (uc.lineage_dir / "shop" / "orders" / "copy" / "_signed").exists()

@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any, Optional, Union
 
 from ubunye._names import validate_name
-from ubunye.lineage.errors import AmbiguousRunId, LineageError, RecordNotFound, RecordWriteError, UnreadableRecord
+from ubunye.lineage.errors import (AmbiguousRunId, LineageError, RecordNotFound, RecordUnsigned, RecordWriteError,
+                                   UnreadableRecord)
 from ubunye.lineage.record import RunRecord, parse_moment
 from ubunye.lineage.store.blobs import AlreadyExists, BlobError, BlobInfo, Blobs, Where, join, open_blobs
 from ubunye.lineage.store.index import RecordIndex, Stale, _ranges, marker_key, started_key
@@ -134,7 +135,7 @@ class RecordStore:
         except OSError as exc:
             raise RecordWriteError(where, exc.strerror or str(exc)) from exc  # type: ignore[arg-type]
         if unsigned:  # the record is kept; that it is unsigned is an error of the write
-            raise RecordWriteError(where, f"the record was written unsigned: {unsigned}")  # type: ignore[arg-type]
+            raise RecordUnsigned(where, unsigned)  # type: ignore[arg-type]
         return where
 
     def _sign(self, record: RunRecord, key: str) -> Optional[str]:
