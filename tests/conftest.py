@@ -30,6 +30,20 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+def _signing_key_made_once() -> None:
+    """The per-user signing key is made here, before any test: a run that makes it logs its public
+    key once (python/ubunye/lineage/attestation/keys.py), which no test's output should depend on."""
+    from ubunye.lineage.attestation.keys import default_signer
+
+    try:
+        default_signer()
+    except ValueError:
+        pass  # an unwritable home: runs say so themselves
+
+
+_signing_key_made_once()
+
+
 @pytest.fixture(autouse=True)
 def _fresh_process_masker():  # type: ignore[no-untyped-def]
     """Each test masks as a fresh process would: the secrets an earlier test's runs taught the

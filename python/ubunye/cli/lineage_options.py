@@ -107,6 +107,14 @@ def make_store(usecase_dir: Path, lineage_dir: Optional[str]) -> RecordStore:
     return open_store(usecase_dir, lineage_dir, index=True)
 
 
+def distrust(store: RecordStore, *records: RunRecord) -> list[str]:
+    """Why each record is not proven by its signature where the store's policy requires one
+    (:func:`ubunye.lineage.attestation.trust_reason`; elsewhere a warning): the lines a verdict adds."""
+    from ubunye.lineage.attestation import trust_reason
+
+    return [line for line in (trust_reason(r, store) for r in records) if line]
+
+
 def resolve_task(store: RecordStore, usecase: Optional[str], package: Optional[str], task: Optional[str]) -> TaskRef:
     """The task ``-u/-p/-t`` name; all three may be left out when the store holds one task."""
     if usecase and package and task:

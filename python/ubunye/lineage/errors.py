@@ -66,3 +66,13 @@ class RecordWriteError(LineageError):
         self.path = path
         self.reason = mask(reason)
         super().__init__(f"could not write run record {path}: {reason}")
+
+
+class RecordUnsigned(RecordWriteError):
+    """A final record that was written but could not be signed (the key cannot be used): kept,
+    and still an error of the write, so the run exits non-zero naming why."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        self.path = path
+        self.reason = mask(reason)
+        LineageError.__init__(self, f"run record {path} was written unsigned: {reason}")

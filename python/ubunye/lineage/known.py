@@ -11,7 +11,8 @@ scanning the data again.
 
 The index is only a pointer: a match is used only after the record it points to
 is loaded and its step says the same thing, so a deleted, moved or edited record
-is never trusted. Each entry is created only if absent through the store's backend
+is never trusted; nor is one the store's signature policy does not prove
+(:func:`ubunye.lineage.attestation.trust_reason`). Each entry is created only if absent through the store's backend
 (a local folder or an object store), so two runs publishing for one location at
 once both keep their entries: nothing is read, modified and written back.
 Stores written before this layout kept one file per location,
@@ -144,6 +145,13 @@ class KnownHashes:
             record = self.store.find(str(entry["usecase"]), str(entry["package"]), str(entry["task"]),
                                      str(entry["run_id"]))
         except Exception:  # noqa: BLE001 - a missing or unreadable record proves nothing
+            return None
+        from ubunye.lineage.attestation import PolicyError, trust_reason
+
+        try:
+            if trust_reason(record, self.store, warn=False) is not None:  # a forged record proves nothing
+                return None
+        except PolicyError:
             return None
         for step in record.steps:
             if (f"{step.direction}:{step.name}" == entry.get("step") and publishable(step)

@@ -335,9 +335,18 @@ class RunRecord:
 
     def to_json(self) -> str:
         """The record as written: every field, and its :func:`seal`."""
-        data = json.loads(json.dumps(self.to_dict(), ensure_ascii=False, default=_jsonable))
+        data = self._written()
         data[SEAL_FIELD] = seal(data)
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+    def _written(self) -> dict[str, Any]:
+        return json.loads(json.dumps(self.to_dict(), ensure_ascii=False, default=_jsonable))  # type: ignore[no-any-return]
+
+    def digest(self) -> str:
+        """The record's canonical digest: the hex sha256 of its seal (the record as this
+        package writes it, without ``seal``, sorted keys, compact). A signed statement names
+        it (``docs/spec/record-attestation.md``)."""
+        return seal(self._written())[len("sha256:"):]
 
     @property
     def steps(self) -> list[Step]:

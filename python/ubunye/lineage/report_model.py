@@ -114,24 +114,29 @@ def _engines(record: RunRecord) -> str:
     return ", ".join(found)
 
 
-def _verdicts(before: Optional[RunRecord], record: RunRecord) -> Optional[dict[str, Any]]:
-    """Each step's verdict against the run before (None for a task's first run)."""
+def _verdicts(before: Optional[RunRecord], record: RunRecord,
+              distrust: Optional[str] = None) -> Optional[dict[str, Any]]:
+    """Each step's verdict against the run before (None for a task's first run); ``distrust``:
+    why either record is not proven by its signature (then nothing is proven the same)."""
     if before is None:
         return None
     steps = []
     counts = {SAME: 0, CHANGED_WORD: 0, UNKNOWN_WORD: 0}
     for diff in compare_run_steps(before, record):
         word = _VERDICT.get(diff.verdict, UNKNOWN_WORD)
+        if word == SAME and distrust:
+            word = UNKNOWN_WORD
         counts[word] += 1
         entry: dict[str, Any] = {"direction": diff.direction, "name": diff.name, "verdict": word}
         if word != SAME:
             entry["rows"] = [diff.row_count.a, diff.row_count.b]
-            entry["reason"] = mask_text(describe_problem(diff))  # compare's own line
+            entry["reason"] = mask_text(distrust or describe_problem(diff))  # compare's own line
         steps.append(entry)
     return {"before": before.run_id, "counts": counts, "steps": steps}
 
 
-def _run_summary(key: str, before: Optional[RunRecord], record: RunRecord) -> dict[str, Any]:
+def _run_summary(key: str, before: Optional[RunRecord], record: RunRecord,
+                 distrust: Optional[str] = None) -> dict[str, Any]:
     return {
         "key": key,
         "run_id": record.run_id,
@@ -144,8 +149,18 @@ def _run_summary(key: str, before: Optional[RunRecord], record: RunRecord) -> di
         "rows_out": _rows(record.outputs),
         "expectations": _expectations(record),
         "error": mask_text(record.error) if record.error else None,
-        "vs_before": _verdicts(before, record),
+        "vs_before": _verdicts(before, record, distrust),
     }
+
+
+def trust(source: Any, *records: RunRecord) -> Optional[str]:
+    """Why one of ``records`` is not proven by its signature where the store's policy requires it
+    (:func:`ubunye.lineage.attestation.trust_reason`), or None."""
+    if not hasattr(source, "blobs"):
+        return None  # not a record store: nothing to check signatures against
+    from ubunye.lineage.attestation import trust_reason
+
+    return next((line for line in (trust_reason(r, source, warn=False) for r in records) if line), None)
 
 
 def build_report(source: RunSource, *, usecase: Optional[str] = None, package: Optional[str] = None,
@@ -172,7 +187,8 @@ def build_report(source: RunSource, *, usecase: Optional[str] = None, package: O
             if floor is not None and moment is not None and moment < floor:
                 continue
             key = f"{task_id}-{i}"
-            shown.append(_run_summary(key, runs[i - 1] if i else None, record))
+            pair = (runs[i - 1], record) if i else ()
+            shown.append(_run_summary(key, runs[i - 1] if i else None, record, trust(source, *pair)))
             kept.append(record)
             records[key] = json.dumps(_masked_doc(record), ensure_ascii=False, separators=(",", ":"), default=str)
         if not shown:

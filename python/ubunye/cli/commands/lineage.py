@@ -4,7 +4,8 @@ Each command builds library objects from its options, calls one library
 function that returns a typed result, renders it (``--json`` prints the
 result's ``to_dict()`` with ``schema_version``) and maps it to the exit code:
 ``compare`` and ``verify`` exit 0 only when every input and output is proven
-the same and the runs succeeded, 1 otherwise; every command exits 2 on an error.
+the same and the runs succeeded (and, where the store's policy requires signatures, both records
+are proven by theirs: python/ubunye/lineage/attestation), 1 otherwise; every command exits 2 on an error.
 Without run ids they take the newest record files: when one that may be the
 newest cannot be read, they exit 2 naming it (``list``, ``search`` and ``show``
 skip it with a warning naming it).
@@ -21,6 +22,7 @@ from ubunye.cli import lineage_render as show_
 from ubunye.cli.commands import refused as _refused
 from ubunye.cli.lineage_options import (
     TaskRef,
+    distrust,
     lineage_errors,
     make_store,
     resolve_task,
@@ -33,7 +35,7 @@ from ubunye.lineage.record import RunRecord
 
 @click.group("lineage", context_settings={"help_option_names": ["-h", "--help"]})
 def lineage_group() -> None:
-    """Inspect run records: list, show, compare, trace, search, verify, openlineage."""
+    """Inspect run records: list, show, compare, trace, search, verify, openlineage, attest, policy."""
 
 
 def _task(usecase_dir: Path, lineage_dir: Optional[str], u: Optional[str], p: Optional[str],
@@ -137,6 +139,7 @@ def compare_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: bool
 
     a, b = _pick((usecase_dir, lineage_dir, usecase, package, task), run_id1, run_id2, record1, record2)
     result = compare_records(a, b)
+    result.problems += distrust(make_store(usecase_dir, lineage_dir), a, b)
     if as_json:
         emit_json("compare", result.to_dict())
     else:
@@ -206,20 +209,33 @@ def search_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: bool,
 @click.option("--engine", type=click.Choice(["auto", "pandas", "arrow", "spark"]), default="auto",
               show_default=True, help="The `ubunye hash` engine to re-hash with (auto: spark for Spark runs "
               "when pyspark is installed, else pandas).")
+@click.option("--signatures", is_flag=True, help="Instead: check every record's signature (of the task, or "
+              "of the whole store when no task is named); exit 0 only when every one is signed by a trusted key.")
+@click.option("--chain", is_flag=True, help="Instead: check each task's chain of signed records "
+              "(a deleted, replaced or back-dated record breaks it).")
+@click.option("--key", "key_files", multiple=True, type=click.Path(path_type=Path),
+              help="With --signatures/--chain: a trusted public key file (PEM or base64; default: the store policy's).")
 @lineage_errors
 def verify_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: bool, usecase: Optional[str],
                    package: Optional[str], task: Optional[str], run_id: Optional[str],
-                   record_path: Optional[Path], engine: str) -> None:
-    """Re-hash the run's inputs and outputs where they are now; exit 0 only when all match."""
+                   record_path: Optional[Path], engine: str, signatures: bool, chain: bool,
+                   key_files: tuple[Path, ...]) -> None:
+    """Re-hash the run's inputs and outputs where they are now; exit 0 only when all match
+    (--signatures/--chain: check every record's signature and each task's chain instead)."""
     from ubunye.lineage.verify import verify_record
 
     store = make_store(usecase_dir, lineage_dir)
+    if signatures or chain or key_files:
+        from ubunye.cli.commands.lineage_attest import verify_signatures
+
+        verify_signatures(store, (usecase, package, task), key_files, signatures, chain, as_json)
     if record_path is not None:
         record = store.load(record_path)
     else:
         ref = resolve_task(store, usecase, package, task)
         record = ref.find(run_id) if run_id is not None else ref.newest()
     result = verify_record(record, engine=engine, base_dir=usecase_dir)
+    result.problems += distrust(store, record)
     if as_json:
         emit_json("verify", result.to_dict())
     else:
@@ -289,6 +305,14 @@ lineage_group.add_command(report_command)
 from ubunye.cli.commands.lineage_diff import diff_command  # noqa: E402 (one command, one file)
 
 lineage_group.add_command(diff_command)
+
+from ubunye.cli.commands.lineage_attest import attest_command  # noqa: E402 (one command, one file)
+
+lineage_group.add_command(attest_command)
+
+from ubunye.cli.commands.lineage_policy import policy_command  # noqa: E402 (one command, one file)
+
+lineage_group.add_command(policy_command)
 
 for _name, _command in _refused.LINEAGE_COMMANDS.items():  # 0.8.0's `lineage focus`: one line saying why
     lineage_group.add_command(_command, _name)

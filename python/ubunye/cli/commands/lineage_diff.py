@@ -8,7 +8,7 @@ from typing import Any, Optional
 
 import click
 
-from ubunye.cli.lineage_options import lineage_errors, store_options, task_options
+from ubunye.cli.lineage_options import distrust, lineage_errors, make_store, store_options, task_options
 from ubunye.cli.render import echo, emit_json, fail
 
 
@@ -36,14 +36,17 @@ def diff_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool, 
     if columns is not None and (not show_rows or not columns):
         fail("--key needs --rows and at least one column name")
     a, b = _pick((usecase_dir, lineage_dir, usecase, package, task), run_id1, run_id2, None, None, "diff")
+    untrusted = distrust(make_store(usecase_dir, lineage_dir), a, b)
+    for line in untrusted:  # nothing a forged record says is proven: never exit 0
+        echo(f"not proven: {line}", err=True)
     try:
         result = diff_records(a, b, step_name)
     except UnknownStep as exc:
         fail(str(exc))
     if show_rows:
-        _show_rows(result, a, b, columns, as_json)
+        _show_rows(result, a, b, columns, as_json, bool(untrusted))
     elif as_json:
-        emit_json("diff", result.to_dict())
+        emit_json("diff", {**result.to_dict(), "not_proven": untrusted})
     else:
         echo(f"run A {a.run_id} -> run B {b.run_id}")
         for step in result.steps:
@@ -61,10 +64,10 @@ def diff_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool, 
                 echo("  partitions changed: " + ", ".join(describe(p) for p in step.partitions))
         if not result.differs:
             echo("no input or output differs")
-    raise SystemExit(1 if result.differs else 0)
+    raise SystemExit(1 if result.differs or untrusted else 0)
 
 
-def _show_rows(result: Any, a: Any, b: Any, key: Optional[list[str]], as_json: bool) -> None:
+def _show_rows(result: Any, a: Any, b: Any, key: Optional[list[str]], as_json: bool, untrusted: bool) -> None:
     """``--rows``: the decoded rows read from each side's data; exit 1 when anything differs."""
     from ubunye.lineage.diff_rows import find_rows, scanner_for
 
@@ -79,4 +82,4 @@ def _show_rows(result: Any, a: Any, b: Any, key: Optional[list[str]], as_json: b
             echo(update.line())
         for row in found.rows:
             echo(row.line())
-    raise SystemExit(1 if result.differs else 0)
+    raise SystemExit(1 if result.differs or untrusted else 0)

@@ -38,6 +38,12 @@ Checked, not trusted:
   (same name, folder unchanged) is seen only when it is one the answer names or when the
   folder next changes: records are written once, so only damage or tampering does that.
 - A missing, unreadable or foreign database, or one of another version, is deleted and rebuilt.
+
+It also remembers each task's longest chain of signed records seen to hold (``chains``: written by
+``lineage verify --chain``, :mod:`ubunye.lineage.attestation.chain`), so a later check sees the
+newest records deleted together with their chain places. For an object store it is a local file
+the store's writers cannot reach; in a local folder store, whoever can delete records can delete
+it too.
 """
 from __future__ import annotations
 
@@ -89,6 +95,7 @@ CREATE INDEX IF NOT EXISTS runs_damaged ON runs (task) WHERE damaged IS NOT NULL
 CREATE TABLE IF NOT EXISTS hashes (data_hash TEXT NOT NULL, task TEXT NOT NULL, run_id TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS hashes_hash ON hashes (data_hash);
 CREATE INDEX IF NOT EXISTS hashes_run ON hashes (task, run_id);
+CREATE TABLE IF NOT EXISTS chains (task TEXT PRIMARY KEY, length INTEGER, run_id TEXT, sha256 TEXT, seen REAL);
 """
 
 
@@ -359,6 +366,20 @@ class RecordIndex:
         return exact or db.execute("SELECT run_id, key FROM runs WHERE task = ? AND substr(run_id, 1, ?) = ? "
                                    "AND run_id >= ? ORDER BY run_id LIMIT 2",
                                    (key, len(prefix), prefix, prefix)).fetchall()
+
+    def chain_seen(self, task: str) -> Optional[tuple[int, str, str, float]]:
+        """The longest chain of ``task`` this index saw hold (``lineage verify --chain``): its
+        length, the run and digest of its last place, when; None when it saw none. The one memory
+        that shows a task's newest records deleted with their chain places (the store cannot)."""
+        row = self.db().execute("SELECT length, run_id, sha256, seen FROM chains WHERE task = ?", (task,)).fetchone()
+        return None if row is None else (int(row[0]), str(row[1]), str(row[2]), float(row[3]))
+
+    def chain_saw(self, task: str, length: int, run_id: str, sha256: str) -> None:
+        """Remember that ``task``'s chain held up to place ``length`` (never shortened)."""
+        seen = self.chain_seen(task)
+        if seen is None or length >= seen[0]:
+            self.db().execute("INSERT OR REPLACE INTO chains VALUES (?, ?, ?, ?, ?)",
+                              (task, length, run_id, sha256, time.time()))
 
     def with_data_hash(self, data_hash: str) -> list[tuple[str, str]]:
         """(task key, run id) of every indexed run with a step of this data hash (refresh first)."""

@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any, Optional, Union
 
 from ubunye._names import validate_name
-from ubunye.lineage.errors import AmbiguousRunId, LineageError, RecordNotFound, RecordWriteError, UnreadableRecord
+from ubunye.lineage.errors import (AmbiguousRunId, LineageError, RecordNotFound, RecordUnsigned, RecordWriteError,
+                                   UnreadableRecord)
 from ubunye.lineage.record import RunRecord, parse_moment
 from ubunye.lineage.store.blobs import AlreadyExists, BlobError, BlobInfo, Blobs, Where, join, open_blobs
 from ubunye.lineage.store.index import RecordIndex, Stale, _ranges, marker_key, started_key
@@ -123,6 +124,7 @@ class RecordStore:
             data = record.to_json().encode("utf-8")
         except (TypeError, ValueError, RecursionError) as exc:  # e.g. a circular structure
             raise RecordWriteError(where, f"the record is not JSON: {exc}") from exc  # type: ignore[arg-type]
+        unsigned = self._sign(record, key) if record.status != "running" else None
         try:
             if _ranges(self):  # an object store: its marker first, so the index never passes the run over
                 self._mark(record, key)
@@ -132,7 +134,25 @@ class RecordStore:
                                           "(records are written once)") from None
         except OSError as exc:
             raise RecordWriteError(where, exc.strerror or str(exc)) from exc  # type: ignore[arg-type]
+        if unsigned:  # the record is kept; that it is unsigned is an error of the write
+            raise RecordUnsigned(where, unsigned)  # type: ignore[arg-type]
         return where
+
+    def _sign(self, record: RunRecord, key: str) -> Optional[str]:
+        """Sign a final record before it is stored (:mod:`ubunye.lineage.attestation`); None when
+        signed or signing is off, else why it could not be."""
+        from ubunye.lineage.attestation.envelopes import sign_record
+        from ubunye.lineage.attestation.keys import SigningKeyError, optional_signer
+
+        try:
+            signer = optional_signer()
+            if signer is not None:
+                sign_record(self.blobs, record, signer)
+        except AlreadyExists:
+            return "an envelope of this run is already stored (envelopes are written once)"
+        except (SigningKeyError, OSError) as exc:
+            return str(exc) if isinstance(exc, SigningKeyError) else (exc.strerror or str(exc))
+        return None
 
     start = end = write
 

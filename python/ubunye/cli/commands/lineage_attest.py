@@ -1,0 +1,93 @@
+"""``ubunye lineage attest``: export one run's signed envelope, its record and the signer's public
+key, so that anyone can check it without this package (docs/attestation.md); and the
+``verify --signatures/--chain`` check of every record of a task or store."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Optional
+
+import click
+
+from ubunye.cli.lineage_options import lineage_errors, make_store, resolve_task, store_options, task_options
+from ubunye.cli.render import echo, emit_json, fail
+from ubunye.lineage.store import RecordStore
+
+
+@click.command("attest")
+@store_options
+@task_options
+@click.option("--run-id", default=None, help="Run id or unique prefix (default: the latest run).")
+@click.option("-o", "--output", "output", type=click.Path(path_type=Path), default=Path("."), show_default=True,
+              help="The folder to write <run_id>.dsse.json, <run_id>.record.json and <run_id>.pub.pem into "
+                   "(never over an existing file).")
+@lineage_errors
+def attest_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: bool, usecase: Optional[str],
+                   package: Optional[str], task: Optional[str], run_id: Optional[str], output: Path) -> None:
+    """Export a run's DSSE envelope and public key; exit 0 when the envelope verifies with that key."""
+    from ubunye.lineage.attestation.envelopes import checked_statement, published_verifiers, read_envelope
+    from ubunye.lineage.attestation.keys import public_pem
+    from ubunye.lineage.attestation.policy import load_policy
+
+    store = make_store(usecase_dir, lineage_dir)
+    ref = resolve_task(store, usecase, package, task)
+    record = ref.find(run_id) if run_id is not None else ref.newest()
+    envelope, why = read_envelope(store.blobs, record)
+    if envelope is None:
+        fail(f"run {record.run_id} of {ref.path} cannot be attested: {why}")
+    policy = load_policy(store)
+    keys = list(policy.verifiers) if policy and policy.verifiers else published_verifiers(store.blobs, envelope)
+    ids = {k for k, _ in envelope.signatures}
+    key = next((k for k in keys if k.keyid in ids), None)
+    if key is None:
+        fail(f"run {record.run_id} of {ref.path}: no public key of its signer (key id "
+             f"{', '.join(sorted(ids))[:64]}) in the store's policy or its _keys folder")
+    files = {"envelope": output / f"{record.run_id}.dsse.json", "record": output / f"{record.run_id}.record.json",
+             "public_key": output / f"{record.run_id}.pub.pem"}
+    data = {"envelope": envelope.to_json(), "record": record.to_json().encode("utf-8"),
+            "public_key": public_pem(key.public)}
+    output.mkdir(parents=True, exist_ok=True)
+    for name, path in files.items():
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            fail(f"{path} is already there: attest never writes over a file")
+        with os.fdopen(fd, "wb") as out:
+            out.write(data[name])
+    doc, problem = checked_statement(store.blobs, record, [key])
+    summary = {"run_id": record.run_id, "keyid": key.keyid, "verifies": doc is not None, "problem": problem,
+               **{name: str(path) for name, path in files.items()}}
+    if as_json:
+        emit_json("attest", summary)
+    else:
+        for name, path in files.items():
+            echo(f"wrote {path}")
+        echo(f"key id {key.keyid}: " + ("the envelope verifies" if doc is not None else f"NOT PROVEN: {problem}"))
+    raise SystemExit(0 if doc is not None else 1)
+
+
+def verify_signatures(store: RecordStore, names: tuple[Optional[str], Optional[str], Optional[str]],
+                      key_files: tuple[Path, ...], signatures: bool, chain: bool, as_json: bool) -> None:
+    """``lineage verify --signatures/--chain``: every record of the task (or of the store)."""
+    from ubunye.lineage.attestation.audit import audit
+    from ubunye.lineage.attestation.keys import public_key_files
+
+    keys = public_key_files(key_files)  # a bad file: one line naming it (exit 2)
+    if any(names):
+        ref = resolve_task(store, *names)
+        tasks = [(ref.usecase, ref.package, ref.task)]
+    else:
+        tasks = store.iter_tasks()
+    result = audit(store, tasks, keys=keys or None, signatures=signatures or not chain, chain=chain or not signatures)
+    if as_json:
+        emit_json("verify", result.to_dict())
+    else:
+        for check in result.records:
+            echo(f"{check.verdict:<10} {check.task} {check.run_id}" + (f": {check.reason}" if check.reason else ""))
+        for report in result.chains:
+            echo(f"chain of {report.task}: {report.length} place(s), " + ("holds" if not report.breaks else
+                                                                          f"{len(report.breaks)} break(s)"))
+        for line in result.problems:
+            echo(f"not proven: {line}", err=True)
+        echo("every record proven by its signature" if result.proven else "NOT PROVEN")
+    raise SystemExit(0 if result.proven else 1)

@@ -1,0 +1,162 @@
+"""The chain of a task's signed records in one store.
+
+Each signed record claims the next place of its task's chain before it is written (the top
+place found by doubling then bisecting: no listing, whatever the chain's length): a
+create-only object ``<task>/_chain/<seq, 12 digits>`` holding ``{"run_id", "sha256"}`` (the
+record's canonical digest). Its signed statement names its place and the record before it
+(``{"seq": n, "previous": {"run_id", "sha256"} of place n-1, or null for n = 1}``). Two writers
+claiming one place: exactly one create wins, the other takes the next place.
+
+:func:`walk` checks a task's chain from its signed statements: places 1..N each held once, each
+link naming the record of the place before with its digest, start times never going back, and
+every claimed place's record present. A deleted, replaced, back-dated or copied record breaks it.
+"""
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from ubunye.lineage.store.blobs import AlreadyExists, BlobNotFound, Blobs
+from ubunye.lineage.record import parse_moment
+
+CHAIN = "_chain"
+WIDTH = 12
+TRIES = 64
+# How far a record's end may read before its predecessor's (writers' clocks, runs ending at once)
+# before it counts as back-dated.
+SKEW = timedelta(minutes=10)
+
+
+def place_key(task_key: str, seq: int) -> str:
+    return f"{task_key}/{CHAIN}/{seq:0{WIDTH}d}"
+
+
+def _places(blobs: Blobs, task_key: str) -> list[int]:
+    try:
+        infos = blobs.listdir(f"{task_key}/{CHAIN}")[0]
+    except FileNotFoundError:
+        return []
+    return sorted(int(b.name) for b in infos if len(b.name) == WIDTH and b.name.isdigit())
+
+
+def read_place(blobs: Blobs, task_key: str, seq: int) -> Optional[dict[str, str]]:
+    """What place ``seq`` holds (``{"run_id", "sha256"}``), or None when absent or damaged."""
+    try:
+        doc = json.loads(blobs.get(place_key(task_key, seq)).decode("utf-8"))
+    except (OSError, ValueError):
+        return None
+    if isinstance(doc, dict) and isinstance(doc.get("run_id"), str) and isinstance(doc.get("sha256"), str):
+        return {"run_id": doc["run_id"], "sha256": doc["sha256"]}
+    return None
+
+
+def _held(blobs: Blobs, task_key: str, seq: int) -> bool:
+    head = getattr(blobs, "head", None)  # an object store: a HEAD request, no body
+    if head is not None:
+        return head(place_key(task_key, seq)) is not None
+    try:
+        blobs.get(place_key(task_key, seq))
+    except BlobNotFound:
+        return False
+    return True
+
+
+def _top(blobs: Blobs, task_key: str) -> int:
+    """The highest place claimed, found with about 2 log2(n) reads of small objects (places are
+    claimed in order, never removed; a gap someone made is stepped over by :func:`claim`)."""
+    if not _held(blobs, task_key, 1):
+        return 0
+    low = 1
+    while _held(blobs, task_key, low * 2):
+        low *= 2
+    high = low * 2  # held(low), not held(high)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if _held(blobs, task_key, middle):
+            low = middle
+        else:
+            high = middle
+    return low
+
+
+def claim(blobs: Blobs, task_key: str, run_id: str, digest: str) -> dict[str, Any]:
+    """Take the next place of the task's chain for this record: its chain link."""
+    body = json.dumps({"run_id": run_id, "sha256": digest}, sort_keys=True).encode("utf-8")
+    seq = _top(blobs, task_key) + 1
+    for attempt in range(2 * TRIES):
+        if attempt == TRIES:  # many places taken above the top found (a gap below them): list them
+            places = _places(blobs, task_key)
+            seq = (places[-1] if places else 0) + 1
+        try:
+            blobs.put_new(place_key(task_key, seq), body)
+        except AlreadyExists:
+            seq += 1
+            continue
+        previous = read_place(blobs, task_key, seq - 1) if seq > 1 else None
+        return {"seq": seq, "previous": previous}
+    raise AlreadyExists(f"{task_key}/{CHAIN}: no free place after {2 * TRIES} tries")
+
+
+@dataclass
+class ChainReport:
+    """Where a task's chain breaks (``breaks`` empty: it holds)."""
+
+    task: str
+    length: int = 0
+    breaks: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"task": self.task, "length": self.length, "holds": not self.breaks, "breaks": list(self.breaks)}
+
+
+def walk(task: str, blobs: Blobs, task_key: str, signed: list[tuple[str, str, Optional[str], dict[str, Any]]]
+         ) -> ChainReport:
+    """Check a task's chain. ``signed``: per record whose signature and statement verified,
+    ``(run_id, digest, ended_at, link)``."""
+    report = ChainReport(task)
+    by_seq: dict[int, tuple[str, str, Optional[str], dict[str, Any]]] = {}
+    for entry in signed:
+        seq = entry[3]["seq"]
+        if seq < 1:
+            report.breaks.append(f"run {entry[0]} names no place in the chain")
+        elif seq in by_seq:
+            report.breaks.append(f"place {seq} is claimed by runs {by_seq[seq][0]} and {entry[0]}")
+        else:
+            by_seq[seq] = entry
+    places = set(_places(blobs, task_key))
+    top = max([*by_seq, *places], default=0)
+    report.length = top
+    expected = 1  # one line per run of places with nothing at all (a planted far place cannot make a long walk)
+    for seq in sorted(places | set(by_seq)):
+        if seq > expected:
+            report.breaks.append(f"places {expected} to {seq - 1}: neither a chain place nor a signed record")
+        expected = seq + 1
+    for seq in sorted(places - set(by_seq)):
+        held = read_place(blobs, task_key, seq)
+        who = f"run {held['run_id']}" if held else "a run"
+        report.breaks.append(f"place {seq}: the signed record of {who} is missing (deleted, replaced, "
+                             "unsigned, or never written)")
+    for seq in sorted(by_seq):
+        run_id, _, ended, link = by_seq[seq]
+        previous = link["previous"]
+        if seq == 1:
+            if previous is not None:
+                report.breaks.append(f"place 1 (run {run_id}) names a record before it")
+            continue
+        before = by_seq.get(seq - 1)
+        if previous is None:
+            report.breaks.append(f"place {seq} (run {run_id}) names no record before it")
+        elif before is not None and (previous["run_id"], previous["sha256"]) != (before[0], before[1]):
+            report.breaks.append(f"place {seq} (run {run_id}) names run {previous['run_id']} before it, "
+                                 f"but place {seq - 1} holds run {before[0]} (or another digest)")
+        elif before is not None and _back(ended, before[2]):
+            report.breaks.append(f"place {seq} (run {run_id}) ended before run {before[0]} of place "
+                                 f"{seq - 1} (by more than {SKEW}): it is back-dated")
+    return report
+
+
+def _back(ended: Optional[str], before: Optional[str]) -> bool:
+    a, b = parse_moment(ended), parse_moment(before)
+    return a is None or (b is not None and a < b - SKEW)
