@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import Usecase
+from harness import PASS_CODE, Usecase, assert_one_line_error, assert_unchanged, cli, tree_digest
 from test_ending import test_lying_record_signal_sent_to_a_blocked_run_ends_its_record as signal_probe
 
 
@@ -34,3 +34,59 @@ def uc(tmp_path: Path) -> Usecase:
 def test_lying_record_hangup_or_user_signal_ends_the_record(uc: Usecase, signum: int) -> None:
     """The SIGTERM probe of test_ending.py, for the other signals that end a process."""
     signal_probe(uc, signum)
+
+
+# --------------------------------------------------------------- duplicate YAML keys
+
+DUPLICATE_OUTPUT = """
+CONFIG:
+  inputs:
+    people: {format: parquet, path: "{{ task_dir }}/../../../data/people.parquet"}
+  outputs:
+    out: {format: parquet, path: "{{ task_dir }}/../../../data/out_a", mode: overwrite}
+    out: {format: parquet, path: "{{ task_dir }}/../../../data/out_b", mode: overwrite}
+"""
+
+
+def test_lying_exit_code_duplicate_yaml_key_refused_naming_file_key_and_line(uc: Usecase) -> None:
+    uc.task("t", DUPLICATE_OUTPUT, PASS_CODE)
+    before = tree_digest(uc.root)
+    naming = ["config.yaml", "CONFIG.outputs.out", "line 5", "line 6"]
+    assert_one_line_error(uc.run("-t", "t"), code=2, naming=naming)
+    checked = cli("validate", *uc.base_args(), "-t", "t")  # validate's report: one FAIL line per task, exit 1
+    assert checked.code == 1 and checked.err.startswith("FAIL shop/orders/t: "), str(checked)
+    assert all(word in checked.err for word in naming) and "Traceback" not in checked.text, str(checked)
+    assert_unchanged(before, tree_digest(uc.root))
+
+
+@pytest.mark.parametrize("text, key", [
+    ("CONFIG:\n  params: {a: 1, a: 2}\n", "CONFIG.params.a"),
+    ("ENGINE: {backend: pandas}\nENGINE: {backend: spark}\nCONFIG: {}\n", "ENGINE"),
+    ("CONFIG:\n  params:\n    flag: yes\n  params:\n    flag: no\n", "CONFIG.params"),
+    ("CONFIG:\n  params: {true: 1, yes: 2}\n", "CONFIG.params.yes"),
+], ids=["flow-mapping", "top-level", "block-mapping", "same-bool-spelled-twice"])
+def test_lying_exit_code_duplicate_yaml_key_variants(uc: Usecase, text: str, key: str) -> None:
+    uc.task("t", text, PASS_CODE)
+    assert_one_line_error(uc.run("-t", "t"), code=2, naming=["config.yaml", key, "appears twice"])
+
+
+def test_lying_exit_code_duplicate_key_in_pipeline_yaml(uc: Usecase) -> None:
+    uc.task("t", "CONFIG: {}\n", PASS_CODE)
+    (uc.package_dir / "pipeline.yaml").write_text("tasks: [t]\ntasks: []\n", encoding="utf-8")
+    assert_one_line_error(uc.run("--all"), code=2, naming=["pipeline.yaml", "tasks", "line 1", "line 2"])
+
+
+def test_lying_exit_code_yaml_merge_keys_and_aliases_still_load(uc: Usecase) -> None:
+    config = """
+    CONFIG:
+      inputs:
+        people: &parquet {format: parquet, path: "{{ task_dir }}/../../../data/people.parquet"}
+      outputs:
+        out:
+          <<: *parquet
+          mode: overwrite
+          path: "{{ task_dir }}/../../../data/out"
+    """
+    uc.task("t", config, PASS_CODE)
+    result = uc.run("-t", "t")
+    assert result.code == 0, str(result)
