@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from harness import PASS_CODE, Usecase, assert_one_line_error, assert_unchanged, cli, tree_digest
+from test_ending import CONFIG
 from test_ending import test_lying_record_signal_sent_to_a_blocked_run_ends_its_record as signal_probe
 
 
@@ -38,14 +39,8 @@ def test_lying_record_hangup_or_user_signal_ends_the_record(uc: Usecase, signum:
 
 # --------------------------------------------------------------- duplicate YAML keys
 
-DUPLICATE_OUTPUT = """
-CONFIG:
-  inputs:
-    people: {format: parquet, path: "{{ task_dir }}/../../../data/people.parquet"}
-  outputs:
-    out: {format: parquet, path: "{{ task_dir }}/../../../data/out_a", mode: overwrite}
-    out: {format: parquet, path: "{{ task_dir }}/../../../data/out_b", mode: overwrite}
-"""
+# test_ending.py's task, its output named twice (lines 5 and 6)
+DUPLICATE_OUTPUT = CONFIG.replace("NAME", "a") + CONFIG.splitlines()[-1].replace("NAME", "b") + "\n"
 
 
 def test_lying_exit_code_duplicate_yaml_key_refused_naming_file_key_and_line(uc: Usecase) -> None:
