@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from harness import PASS_CODE, Usecase, assert_one_line_error, assert_unchanged, cli, tree_digest
-from test_ending import CONFIG
+from harness import (PASS_CODE, Usecase, assert_one_line_error, assert_unchanged, cli, record_status, spawn, task_code,
+                     tree_digest)
+from test_ending import CONFIG, finished, task
 from test_ending import test_lying_record_signal_sent_to_a_blocked_run_ends_its_record as signal_probe
 
 
@@ -85,3 +86,100 @@ def test_lying_exit_code_yaml_merge_keys_and_aliases_still_load(uc: Usecase) -> 
     uc.task("t", config, PASS_CODE)
     result = uc.run("-t", "t")
     assert result.code == 0, str(result)
+
+
+# --------------------------------------------------------------- one writer per output
+
+# Each run takes a ticket as its transform starts (O_EXCL files: 0, 1, 2, 3) and sleeps the longer
+# the earlier it came, so without a lock the run that started first writes last: the folder then
+# holds its rows while the newest record (by start) describes another run's.
+RACE = """
+import os, time
+tickets = os.path.join(self.task_dir, "tickets")
+os.makedirs(tickets, exist_ok=True)
+turn = 0
+while True:
+    try:
+        os.close(os.open(os.path.join(tickets, str(turn)), os.O_CREAT | os.O_EXCL))
+        break
+    except FileExistsError:
+        turn += 1
+time.sleep(0.2 * (RUNS - turn))
+out = sources["people"].copy()
+out["writer"] = os.getpid()
+return {"out": out}
+"""
+RUNS = 4
+
+
+def verify(uc: Usecase, name: str = "t") -> object:
+    return cli("lineage", "verify", "-d", str(uc.root), "-u", "shop", "-p", "orders", "-t", name)
+
+
+def test_lying_record_concurrent_runs_of_one_output_newest_record_holds(uc: Usecase) -> None:
+    folder = task(uc, "t", task_code(RACE.replace("RUNS", str(RUNS))))
+    procs = [spawn("run", *uc.base_args(), "-t", "t", "--lineage") for _ in range(RUNS)]
+    results = [finished(p) for p in procs]
+    assert all(r.code == 0 for r in results), "\n".join(map(str, results))
+    records = uc.records("t")
+    assert record_status(records) == ["success"] * RUNS
+    checked = verify(uc)
+    assert checked.code == 0, str(checked)  # the newest record describes the rows the folder holds
+    starts = sorted(records, key=lambda r: (r["started_at"], r["run_id"]))
+    ends = sorted(records, key=lambda r: (r["ended_at"], r["run_id"]))
+    assert [r["run_id"] for r in starts] == [r["run_id"] for r in ends], "runs of one output overlapped"
+    assert [p.name for p in folder.parent.parent.parent.joinpath("data").iterdir()
+            if p.name.startswith(".")] == [], "a lock or staging file was left beside the output"
+
+
+def test_data_loss_lock_left_by_a_killed_run_is_taken_over(uc: Usecase) -> None:
+    task(uc, "t", task_code('return {"out": sources["people"]}'))
+    stale = uc.root / "data" / ".out_t.ubunye-lock"  # what a run killed with SIGKILL leaves
+    stale.write_text('{"run_id": "dead", "pid": 999999999, "host": "elsewhere"}', encoding="utf-8")
+    result = uc.run("-t", "t", "--lineage", timeout=60)
+    assert result.code == 0 and "waiting" not in result.err, str(result)
+    assert not stale.exists() and verify(uc).code == 0
+
+
+def test_traceback_or_hang_second_run_of_one_output_in_one_process_fails_at_once(uc: Usecase) -> None:
+    import ubunye
+
+    folder = task(uc, "t", task_code('return {"out": sources["people"]}'))
+    first = ubunye.notebook(str(folder), backend="pandas", lineage=True)
+    first.read()  # the first run holds the output's lock until it ends
+    try:
+        second = ubunye.run_task(str(folder), backend="pandas", lineage=True, raise_on_error=False)
+        assert second.status == "error" and "being written by run " + first.run_id in str(second.error)
+        assert first.write().status == "success"
+    finally:
+        first.close()
+    again = ubunye.run_task(str(folder), backend="pandas", lineage=True)  # the lock was given back
+    assert again.status == "success"
+
+
+# --------------------------------------------------------------- outputs handed in
+
+def lineage(uc: Usecase, verb: str, *args: str) -> object:
+    return cli("lineage", verb, "-d", str(uc.root), "-u", "shop", "-p", "orders", "-t", "t", *args)
+
+
+def test_lying_record_outputs_handed_in_are_marked_and_told_apart(uc: Usecase) -> None:
+    import ubunye
+
+    folder = task(uc, "t", task_code('return {"out": sources["people"]}'))
+    assert ubunye.run_task(str(folder), backend="pandas", lineage=True).status == "success"
+    nb = ubunye.notebook(str(folder), backend="pandas", lineage=True)
+    sources = nb.read()
+    made_elsewhere = sources["people"].head(2)  # not what the task's transform makes
+    assert nb.write(outputs={"out": made_elsewhere}).status == "success"
+    transformed, handed = uc.records("t") if uc.records("t")[0]["run_id"] != nb.run_id else uc.records("t")[::-1]
+    assert handed["outputs"][0]["handed_in"] is True
+    assert "handed_in" not in transformed["outputs"][0]  # records of transformed outputs are as before
+    shown = lineage(uc, "show", "--run-id", nb.run_id)
+    assert shown.code == 0 and '"handed_in": true' in shown.out, str(shown)
+    told = lineage(uc, "trace", "--run-id", nb.run_id)
+    assert told.code == 0 and "handed in by the caller" in told.out, str(told)
+    compared = lineage(uc, "compare", "--run-id1", transformed["run_id"], "--run-id2", nb.run_id)
+    assert "outputs_handed_in" in compared.out, str(compared)
+    plain = lineage(uc, "trace", "--run-id", transformed["run_id"])
+    assert plain.code == 0 and "handed in" not in plain.out, str(plain)
