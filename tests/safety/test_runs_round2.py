@@ -183,3 +183,42 @@ def test_lying_record_outputs_handed_in_are_marked_and_told_apart(uc: Usecase) -
     assert "outputs_handed_in" in compared.out, str(compared)
     plain = lineage(uc, "trace", "--run-id", transformed["run_id"])
     assert plain.code == 0 and "handed in" not in plain.out, str(plain)
+
+
+# --------------------------------------------------------------- between on values that are no numbers
+
+def between_task(uc: Usecase, rule: str) -> Path:
+    text = CONFIG.replace("NAME", "t") + f"  expectations:\n    out:\n      - {rule}\n"
+    return uc.task("t", text, task_code('return {"out": sources["people"]}'))
+
+
+@pytest.mark.parametrize("rule", [
+    "{kind: between, column: name, min: 1, max: 5}",
+    "{kind: between, column: name, max: 5, name: short_names}",
+], ids=["min-max", "named-rule"])
+def test_traceback_or_hang_between_on_a_string_column_names_rule_and_column(uc: Usecase, rule: str) -> None:
+    between_task(uc, rule)
+    result = uc.run("-t", "t", "--lineage")
+    assert result.code == 1 and "Traceback" not in result.text and "TypeError" not in result.text, str(result)
+    lines = [line for line in result.err.splitlines() if line.strip()]
+    name = "short_names" if "short_names" in rule else "name_between"
+    assert len(lines) == 1 and lines[0].startswith("FAIL shop/orders/t: "), str(result)
+    assert name in lines[0] and "column 'name'" in lines[0] and "between compares numbers" in lines[0], lines[0]
+    assert not (uc.root / "data" / "out_t").exists()
+    (record,) = uc.records("t")
+    assert record["status"] == "error" and record["expectations"][0]["failed"] == 3  # the non-null names
+
+
+def test_traceback_or_hang_between_warn_on_a_string_column_is_recorded(uc: Usecase) -> None:
+    between_task(uc, "{kind: between, column: name, min: 1, severity: warn}")
+    result = uc.run("-t", "t", "--lineage")
+    assert result.code == 0, str(result)
+    (entry,) = uc.records("t")[0]["expectations"]
+    assert entry["passed"] is False and "column 'name' holds" in entry["detail"], entry
+
+
+def test_traceback_or_hang_between_on_numbers_still_passes_and_breaks(uc: Usecase) -> None:
+    between_task(uc, "{kind: between, column: age, min: 18, max: 60, severity: warn}")
+    assert uc.run("-t", "t", "--lineage").code == 0
+    (entry,) = uc.records("t")[0]["expectations"]
+    assert entry["failed"] == 1 and "detail" not in entry, entry  # 17.0 (NaN and null pass, as before)
