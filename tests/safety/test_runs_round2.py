@@ -222,3 +222,27 @@ def test_traceback_or_hang_between_on_numbers_still_passes_and_breaks(uc: Usecas
     assert uc.run("-t", "t", "--lineage").code == 0
     (entry,) = uc.records("t")[0]["expectations"]
     assert entry["failed"] == 1 and "detail" not in entry, entry  # 17.0 (NaN and null pass, as before)
+
+
+def test_traceback_or_hang_run_waiting_for_an_output_says_so_and_ends_on_a_signal(uc: Usecase) -> None:
+    import fcntl
+    import os
+    import select
+
+    task(uc, "t", task_code('return {"out": sources["people"]}'))
+    held = os.open(uc.root / "data" / ".out_t.ubunye-lock", os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX)  # as a run writing data/out_t holds it
+        os.write(held, b'{"run_id": "holder-run", "pid": 1, "host": "here"}')
+        proc = spawn("run", *uc.base_args(), "-t", "t", "--lineage")
+        ready, _, _ = select.select([proc.stderr], [], [], 60)
+        assert ready, "the waiting run said nothing"
+        waiting = proc.stderr.readline()
+        assert "is being written by run holder-run (pid 1 on here)" in waiting and "waiting" in waiting, waiting
+        proc.send_signal(signal.SIGTERM)
+        result = finished(proc)
+    finally:
+        os.close(held)
+    assert result.code == 143 and "Traceback" not in result.text, str(result)
+    assert result.err.strip().splitlines()[-1].startswith("FAIL shop/orders/t: stopped by signal 15"), str(result)
+    assert uc.records("t") == [] and not (uc.root / "data" / "out_t").exists()  # it never started
