@@ -246,3 +246,31 @@ def test_traceback_or_hang_run_waiting_for_an_output_says_so_and_ends_on_a_signa
     assert result.code == 143 and "Traceback" not in result.text, str(result)
     assert result.err.strip().splitlines()[-1].startswith("FAIL shop/orders/t: stopped by signal 15"), str(result)
     assert uc.records("t") == [] and not (uc.root / "data" / "out_t").exists()  # it never started
+
+
+SCHEMA_CONFIG = """
+CONFIG:
+  inputs:
+    people: {format: parquet, path: "{{ task_dir }}/../../../data/people.parquet", schema: "id BIGINT, name STRING, age DOUBLE"}
+  outputs:
+    out: {format: parquet, path: "{{ task_dir }}/../../../data/out_t", mode: overwrite}
+  expectations:
+    people:
+      - {kind: between, column: NAME, min: 1}
+"""
+
+
+def test_lying_exit_code_between_on_a_column_the_schema_types_as_text_is_a_config_error(uc: Usecase) -> None:
+    uc.task("t", SCHEMA_CONFIG.replace("NAME", "name"), task_code('return {"out": sources["people"]}'))
+    before = tree_digest(uc.root)
+    naming = ["CONFIG.expectations.people", "'name_between'", "column 'name' is string", "CONFIG.inputs.people.schema"]
+    assert_one_line_error(uc.run("-t", "t", "--lineage"), code=2, naming=naming)
+    checked = cli("validate", *uc.base_args(), "-t", "t")
+    assert checked.code == 1 and all(word in checked.err for word in naming), str(checked)
+    assert_unchanged(before, tree_digest(uc.root))
+
+
+def test_lying_exit_code_between_on_a_numeric_schema_column_is_accepted(uc: Usecase) -> None:
+    uc.task("t", SCHEMA_CONFIG.replace("NAME", "age"), task_code('return {"out": sources["people"]}'))
+    result = uc.run("-t", "t", "--lineage")
+    assert result.code == 0, str(result)
