@@ -274,3 +274,22 @@ def test_lying_exit_code_between_on_a_numeric_schema_column_is_accepted(uc: Usec
     uc.task("t", SCHEMA_CONFIG.replace("NAME", "age"), task_code('return {"out": sources["people"]}'))
     result = uc.run("-t", "t", "--lineage")
     assert result.code == 0, str(result)
+
+
+@pytest.mark.parametrize("plant", ["symlink", "hardlink", "fifo"])
+def test_escape_planted_lock_file_is_never_written_through(uc: Usecase, plant: str) -> None:
+    import os
+
+    task(uc, "t", task_code('return {"out": sources["people"]}'))
+    victim = uc.root / "victim.txt"
+    victim.write_text("keep me", encoding="utf-8")
+    lock = uc.root / "data" / ".out_t.ubunye-lock"
+    {"symlink": lambda: lock.symlink_to(victim), "hardlink": lambda: os.link(victim, lock),
+     "fifo": lambda: os.mkfifo(lock)}[plant]()
+    result = uc.run("-t", "t", "--lineage", timeout=60)
+    assert result.code == 1 and "Traceback" not in result.text, str(result)
+    lines = [line for line in result.err.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("FAIL shop/orders/t: ") and "writer lock" in lines[0], str(result)
+    (record,) = uc.records("t")
+    assert record["status"] == "error" and "writer lock" in record["error"]  # the failed run has its record
+    assert victim.read_text(encoding="utf-8") == "keep me" and not (uc.root / "data" / "out_t").exists()

@@ -127,6 +127,7 @@ class TaskExecution:
         self.context: Any = None
         self.handed_in = False  # the outputs came through write(outputs=...), not the transform
         self.writers: Any = None  # the locks of the outputs (ubunye.engine.writers), from start to finish
+        self.lock_error: Optional[BaseException] = None
         self._started = time.perf_counter()
         self._finished = False
 
@@ -134,10 +135,10 @@ class TaskExecution:
     def start(self) -> "TaskExecution":
         """Open the run (and its ``running`` record when recording), once no other run writes its
         outputs (:mod:`ubunye.engine.writers`: a run of one of them waits here until it has ended)."""
-        from ubunye.engine.writers import OutputLocks
+        from ubunye.engine.writers import take_locks
 
-        if self.writers is None:
-            self.writers = OutputLocks(self.run_id).take(self.config.outputs.values())
+        if self.writers is None and self.lock_error is None:  # an error is raised by check_started, once recorded
+            self.writers, self.lock_error = take_locks(self.run_id, self.config.outputs.values())
         self._started = time.perf_counter()
         if not self.lineage:
             return self
@@ -177,6 +178,8 @@ class TaskExecution:
             raise RecordNotStarted(f"{lost}; nothing was read or written")
         if self.load_error is not None:  # the task's code failed while it loaded: its record says so
             raise self.load_error
+        if self.lock_error is not None:  # an output's writer lock could not be taken: nothing is written
+            raise self.lock_error
 
     def _send_openlineage(self, record: Any) -> None:
         namespace = self.config.lineage.openlineage if self.config.lineage is not None else None

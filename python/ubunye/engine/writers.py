@@ -20,11 +20,13 @@ process (a notebook left open, then ``run_task``) cannot wait for itself: it fai
 """
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import logging
 import os
 import socket
+import stat
 import threading
 from pathlib import Path
 from typing import Any, Iterable, Optional
@@ -38,8 +40,18 @@ _GUARD = threading.Lock()
 log = logging.getLogger("ubunye.engine")
 
 
-class OutputBusy(EngineError):
-    """An output that another run of this same process is writing (it cannot be waited for)."""
+class OutputLockError(EngineError):
+    """An output's lock that cannot be taken: its file cannot be made or is not a plain file of its
+    own (a link, a FIFO), or another run of this same process holds it (it cannot be waited for).
+    The run ends ``error`` with a record saying so, and writes nothing."""
+
+    def __init__(self, spec: Any, reason: str) -> None:
+        from ubunye.masking import mask
+
+        super().__init__(mask(f"output {spec.name!r} ({spec.location}): {reason}"))
+
+
+OutputBusy = OutputLockError  # the name of a second writer in this process
 
 
 def lock_path(location: Optional[str]) -> Optional[Path]:
@@ -49,6 +61,14 @@ def lock_path(location: Optional[str]) -> Optional[Path]:
         return None
     real = Path(os.path.realpath(local))
     return real.parent / f".{real.name}{LOCK_SUFFIX}"
+
+
+def take_locks(run_id: str, specs: Iterable[Any]) -> tuple[Optional["OutputLocks"], Optional[OutputLockError]]:
+    """The run's locks, or why they cannot be taken (the run records that, then ends)."""
+    try:
+        return OutputLocks(run_id).take(specs), None
+    except OutputLockError as exc:
+        return None, exc
 
 
 class OutputLocks:
@@ -70,12 +90,17 @@ class OutputLocks:
                 with _GUARD:
                     other = _HELD.get(key)
                     if other is not None:
-                        raise OutputBusy(f"output {spec.name!r} ({spec.location}) is being written by run {other} "
-                                         "in this process; one writer per output: end that run first")
+                        raise OutputLockError(spec, f"is being written by run {other} in this process; one "
+                                                    "writer per output: end that run first")
                     _HELD[key] = self.run_id
                 try:
                     made = _make_parent(path.parent)
                     self.held.append((path, _lock(path, spec, self.run_id), made))
+                except OSError as exc:
+                    with _GUARD:
+                        _HELD.pop(key, None)
+                    raise OutputLockError(spec, f"cannot take its writer lock {path}: "
+                                                f"{exc.strerror or exc}") from None
                 except BaseException:
                     with _GUARD:
                         _HELD.pop(key, None)
@@ -120,8 +145,11 @@ def _lock(path: Path, spec: Any, run_id: str) -> int:
     """An fd of ``path`` holding its lock (waiting for another run's end if need be)."""
     while True:
         path.parent.mkdir(parents=True, exist_ok=True)  # a holder that failed may have removed it
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o644)
         try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:  # never truncate another file's data
+                raise OSError(errno.EEXIST, "it is not a plain file of its own (a FIFO, a device, a hard link)")
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
