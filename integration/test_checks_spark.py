@@ -282,7 +282,7 @@ def test_materialise_names_the_jvms_error_not_py4js_call() -> None:
 
 
 def test_between_on_a_string_column_breaks_each_value_and_names_rule_and_column(nums: Any) -> None:
-    # before: Spark cast the strings to numbers (null when they are none) and the rule passed silently
+    # before: Spark cast the strings to numbers (Spark 4.1, ANSI: the job failed with CAST_INVALID_INPUT)
     got = outcomes(nums, rule("between", "s", min=1, max=5))
     assert got == [Outcome(5, 6, "column 's' holds string values; between compares numbers (min/max)")]
     kept, quarantined = cs.split_spark(nums, [rule("between", "s", min=1)], "__why")
