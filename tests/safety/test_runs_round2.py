@@ -293,3 +293,16 @@ def test_escape_planted_lock_file_is_never_written_through(uc: Usecase, plant: s
     (record,) = uc.records("t")
     assert record["status"] == "error" and "writer lock" in record["error"]  # the failed run has its record
     assert victim.read_text(encoding="utf-8") == "keep me" and not (uc.root / "data" / "out_t").exists()
+
+
+def test_lying_record_one_lock_for_every_spelling_of_a_local_output(tmp_path: Path) -> None:
+    from ubunye.engine.writers import lock_path
+
+    real = tmp_path / "data" / "out"
+    real.mkdir(parents=True)
+    (tmp_path / "link").symlink_to(tmp_path / "data")
+    expected = tmp_path / "data" / ".out.ubunye-lock"
+    spellings = [str(real), f"file://{real}", f"file:{real}", str(tmp_path / "link" / "out"), f"{real}/"]
+    assert {lock_path(s) for s in spellings} == {expected}  # pandas and Spark name local outputs these ways
+    assert [lock_path(s) for s in ("s3a://bucket/out", "hdfs://nn/out", "abfss://c@a.dfs.core.windows.net/o")] == [
+        None, None, None]  # not locked: docs/safety.md says what holds there
