@@ -279,3 +279,11 @@ def test_materialise_names_the_jvms_error_not_py4js_call() -> None:
     with pytest.raises(EngineError) as caught:  # the JVM gone: py4j's own line is kept
         cs.materialise_spark(_Refusing(_Py4JError(_JavaError(None))))
     assert str(caught.value).endswith("which this session refused: An error occurred while calling o42.localCheckpoint.")
+
+
+def test_between_on_a_string_column_breaks_each_value_and_names_rule_and_column(nums: Any) -> None:
+    # before: Spark cast the strings to numbers (Spark 4.1, ANSI: the job failed with CAST_INVALID_INPUT)
+    got = outcomes(nums, rule("between", "s", min=1, max=5))
+    assert got == [Outcome(5, 6, "column 's' holds string values; between compares numbers (min/max)")]
+    kept, quarantined = cs.split_spark(nums, [rule("between", "s", min=1)], "__why")
+    assert (kept.count(), quarantined.count()) == (1, 5)  # the null passes, as every row rule lets it

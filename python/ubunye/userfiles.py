@@ -104,6 +104,7 @@ def load_yaml(path: PathLike, *, limit: int = MAX_BYTES) -> Any:
         if node is None:
             return None
         _check_nodes(path, node)
+        _refuse_duplicate_keys(path, node, loader)
         return loader.construct_document(node)
     except yaml.YAMLError as exc:
         raise UserFileError(path, f"not valid YAML: {_yaml_reason(exc)}") from None
@@ -150,6 +151,39 @@ def _check_nodes(path: PathLike, root: Any) -> None:
                 raise UserFileError(path, "not accepted: an alias refers to a value that holds it "
                                           "(a recursive alias)")
             stack.append((child, depth + 1, False))
+
+
+def _refuse_duplicate_keys(path: PathLike, root: Any, loader: Any) -> None:
+    """Refuse a mapping that names one key twice (YAML's loaders keep the last silently: a setting
+    written twice would change meaning unseen); the error names the key's dotted path and both lines.
+    Merge keys (``<<``) are YAML's own and may repeat. Runs after :func:`_check_nodes` (bounded)."""
+    import yaml
+
+    seen_nodes: set[int] = set()
+    stack: list[tuple[Any, str]] = [(root, "")]
+    while stack:
+        node, where = stack.pop()
+        if id(node) in seen_nodes:  # an alias: checked once
+            continue
+        seen_nodes.add(id(node))
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend((child, f"{where}[{i}]") for i, child in enumerate(node.value))
+        if not isinstance(node, yaml.MappingNode):
+            continue
+        first: dict[tuple[str, str], int] = {}
+        for key, value in node.value:
+            name = str(key.value) if isinstance(key, yaml.ScalarNode) else "<complex key>"
+            dotted = f"{where}.{name}" if where else name
+            if isinstance(key, yaml.ScalarNode) and key.tag != "tag:yaml.org,2002:merge":
+                # a key as the document will hold it: "yes" and "true" are one bool, "1" and "0x1" one int
+                value_of = name if key.tag.endswith(":str") else loader.construct_object(key)
+                same = (type(value_of).__name__, repr(value_of))
+                line = key.start_mark.line + 1
+                if same in first:
+                    raise UserFileError(path, f"key {dotted!r} appears twice (line {first[same]} and line {line}); "
+                                              "YAML keeps only the last: remove one")
+                first[same] = line
+            stack.append((value, dotted))
 
 
 def _children(node: Any) -> list[Any]:

@@ -143,6 +143,8 @@ def _story_step(s: TraceStep) -> None:
         echo(f"    rows {cell(s.row_count)}; no proof of the rows: {s.no_hash_reason}")
     if s.hash_reused_from and s.hash_pass == "reused":
         echo(f"    hash taken from {s.hash_reused_from} (the same files)")
+    if s.handed_in:
+        echo("    handed in by the caller (write(outputs=...)): not made by the task's transform in this run")
     if s.seconds is not None:
         echo(f"    {'read' if s.direction == 'input' else 'written'} in {_secs(s.seconds)}")
 

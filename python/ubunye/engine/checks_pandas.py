@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
-from ubunye.engine.expectations import Outcome, Rule, check_columns, missing_columns
+from ubunye.engine.expectations import Outcome, Rule, check_columns, missing_columns, not_numbers
 
 
 def pandas_kinds(df: Any) -> list[tuple[str, str]]:
@@ -42,7 +42,11 @@ def _one(df: Any, rule: Rule, rows: int) -> Outcome:
             return Outcome(int(keys.duplicated(keep=False).sum()), rows)
         keys = keys[keys.notna().all(axis=1)]
         return Outcome(int(keys.duplicated(keep="first").sum()), rows)
-    return Outcome(int(broken_rows(df, rule).sum()), rows)
+    failed = int(broken_rows(df, rule).sum())
+    col = df[rule.column]
+    if rule.kind == "between" and failed and not any(dtype_is(col.dtype, w) for w in ("integer", "float", "decimal")):
+        return Outcome(failed, rows, not_numbers(rule, str(col.dtype)))
+    return Outcome(failed, rows)
 
 
 def broken_rows(df: Any, rule: Rule) -> Any:
@@ -141,9 +145,13 @@ def dtype_is(dtype: Any, what: str) -> bool:
 
 
 def _outside(value: Any, lo: Any, hi: Any) -> bool:
-    # NaN compares false to everything: outside any range.
-    if lo is not None and not value >= lo:
-        return True
-    if hi is not None and not value <= hi:
+    # NaN compares false to everything: outside any range; so is a value that is no number
+    # (a string, a date: comparing it with a number raises TypeError)
+    try:
+        if lo is not None and not value >= lo:
+            return True
+        if hi is not None and not value <= hi:
+            return True
+    except TypeError:
         return True
     return False

@@ -6,7 +6,9 @@ from __future__ import annotations
 from functools import reduce
 from typing import Any, Optional, Sequence
 
-from ubunye.engine.expectations import Outcome, Rule, check_columns, missing_columns
+from ubunye.engine.expectations import Outcome, Rule, check_columns, missing_columns, not_numbers
+
+NUMERIC = ("byte", "short", "integer", "long", "float", "double", "decimal")  # Spark's typeName()s
 
 
 def spark_frame_kinds(df: Any) -> list[tuple[str, str]]:
@@ -33,10 +35,10 @@ def evaluate_spark_with(df: Any, rules: Sequence[Rule], extra: Sequence[Any] = (
     F = functions_for(df)  # classic or Connect functions, by the frame's own kind
 
     columns = list(df.columns)
-    floats = {f.name for f in df.schema.fields if f.dataType.typeName() in ("double", "float")}
+    types = {f.name: f.dataType.typeName() for f in df.schema.fields}
     exprs: list[Any] = [F.count(F.lit(1)).alias("__rows")]
     for i, rule in enumerate(rules):
-        cond = _broken(rule, columns, floats, F)
+        cond = _broken(rule, types, F)
         if cond is not None:
             exprs.append(F.sum(F.when(cond, 1).otherwise(0)).alias(f"__r{i}"))
     exprs += [column.alias(f"__x{j}") for j, column in enumerate(extra)]
@@ -67,7 +69,9 @@ def evaluate_spark_with(df: Any, rules: Sequence[Rule], extra: Sequence[Any] = (
             repeats = groups.agg(F.sum(F.col("__n") - 1).alias("n")).collect()[0]["n"]
             out.append(Outcome(int(repeats or 0), rows))
         else:
-            out.append(Outcome(int(first[f"__r{i}"] or 0), rows))
+            failed = int(first[f"__r{i}"] or 0)
+            kind = types.get(str(rule.column)) if rule.kind == "between" else None
+            out.append(Outcome(failed, rows, not_numbers(rule, kind) if failed and kind not in NUMERIC else None))
     return out, [first[f"__x{j}"] for j in range(len(extra))]
 
 
@@ -75,12 +79,15 @@ def _q(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def _broken(rule: Rule, columns: Sequence[str], floats: set[str], F: Any) -> Optional[Any]:
-    """A boolean Column true on the rows that break a row rule (None: not a row rule)."""
-    if rule.kind in ("row_count", "columns", "unique") or missing_columns(rule, columns):
+def _broken(rule: Rule, types: dict[str, str], F: Any) -> Optional[Any]:
+    """A boolean Column true on the rows that break a row rule (None: not a row rule); ``types``:
+    the frame's columns and their Spark type names."""
+    if rule.kind in ("row_count", "columns", "unique") or missing_columns(rule, list(types)):
         return None
     col = F.col(_q(str(rule.column)))
-    nan = F.isnan(col) if rule.column in floats else F.lit(False)
+    nan = F.isnan(col) if types[str(rule.column)] in ("double", "float") else F.lit(False)
+    if rule.kind == "between" and types[str(rule.column)] not in NUMERIC:
+        return col.isNotNull()  # no value of it is a number: none lies in the range (not a cast's guess)
     if rule.params.get("v080") and rule.kind != "matches":
         # the 0.8.0 form: NaN in a float column is missing, as null is (not_null breaks, between and one_of pass)
         if rule.kind == "not_null":
@@ -118,10 +125,9 @@ def split_spark(df: Any, rules: Sequence[Rule], column: str) -> tuple[Any, Any]:
     from ubunye.spark._compat import functions_for
 
     F = functions_for(df)
-    columns = list(df.columns)
-    floats = {f.name for f in df.schema.fields if f.dataType.typeName() in ("double", "float")}
-    conds = [(r, F.coalesce(_broken(r, columns, floats, F), F.lit(False))) for r in rules
-             if _broken(r, columns, floats, F) is not None]
+    types = {f.name: f.dataType.typeName() for f in df.schema.fields}
+    conds = [(r, F.coalesce(_broken(r, types, F), F.lit(False))) for r in rules
+             if _broken(r, types, F) is not None]
     hit = reduce(lambda a, b: a | b, [c for _, c in conds]) if conds else F.lit(False)
     reasons = F.concat_ws(",", *[F.when(c, F.lit(r.name)) for r, c in conds]) if conds else F.lit("")
     quarantined = df.filter(hit).withColumn(column, reasons.cast("string"))

@@ -125,12 +125,20 @@ class TaskExecution:
         self.recorder: Any = None
         self.reuse: Any = None  # HashReuse, when recording
         self.context: Any = None
+        self.handed_in = False  # the outputs came through write(outputs=...), not the transform
+        self.writers: Any = None  # the locks of the outputs (ubunye.engine.writers), from start to finish
+        self.lock_error: Optional[BaseException] = None
         self._started = time.perf_counter()
         self._finished = False
 
     # --- recording ---------------------------------------------------------
     def start(self) -> "TaskExecution":
-        """Open the run (and its ``running`` record when recording)."""
+        """Open the run (and its ``running`` record when recording), once no other run writes its
+        outputs (:mod:`ubunye.engine.writers`: a run of one of them waits here until it has ended)."""
+        from ubunye.engine.writers import take_locks
+
+        if self.writers is None and self.lock_error is None:  # an error is raised by check_started, once recorded
+            self.writers, self.lock_error = take_locks(self.run_id, self.config.outputs.values())
         self._started = time.perf_counter()
         if not self.lineage:
             return self
@@ -170,6 +178,8 @@ class TaskExecution:
             raise RecordNotStarted(f"{lost}; nothing was read or written")
         if self.load_error is not None:  # the task's code failed while it loaded: its record says so
             raise self.load_error
+        if self.lock_error is not None:  # an output's writer lock could not be taken: nothing is written
+            raise self.lock_error
 
     def _send_openlineage(self, record: Any) -> None:
         namespace = self.config.lineage.openlineage if self.config.lineage is not None else None
@@ -187,6 +197,8 @@ class TaskExecution:
             try:
                 return self._finish(status, error)
             finally:
+                if self.writers is not None:
+                    self.writers.release()  # after the record: the next writer's run starts after it
                 if self._owns_backend:
                     self.backend.close()
 
@@ -306,6 +318,7 @@ class TaskExecution:
         """Check the outputs' expectations, then write every output."""
         if outputs is not None:
             self.outputs = self._validate_outputs(outputs)
+            self.handed_in = True
         elif not self.outputs:
             self.transform()
         self.check_outputs()
@@ -441,7 +454,7 @@ class TaskExecution:
             return
         event = DataEvent(name=name, direction="output", format=spec.format, location=spec.location,
                           delta_version=done.delta_version, columns=frame_columns(frame),
-                          options=done.read_options, schema=done.read_schema)
+                          options=done.read_options, schema=done.read_schema, handed_in=self.handed_in or None)
         if self.lineage:
             if done.fingerprint is not None:
                 event.fingerprint = done.fingerprint

@@ -131,6 +131,10 @@ def parse_expectations(value: Any, inputs: Mapping[str, Any], outputs: Mapping[s
             out[name] = parse_set(body, file, where, name, inputs, outputs)
         else:
             out[name] = parse_rules(body, file, where)
+    for name, rules in out.items():  # an input read with a declared schema: its column types are known now
+        spec = inputs.get(name)
+        if getattr(spec, "schema", None):
+            refuse_between_on_text(rules, spec.schema, file, f"{key}.{name}", f"CONFIG.inputs.{name}.schema")
     targets: dict[str, str] = {}
     for name, rules in out.items():
         target = getattr(rules, "quarantine", None)
@@ -145,6 +149,25 @@ def parse_expectations(value: Any, inputs: Mapping[str, Any], outputs: Mapping[s
             raise ConfigError(file, f"{key}.{target}",
                               f"{target!r} receives {source!r}'s quarantined rows; it cannot have expectations")
     return out
+
+
+def refuse_between_on_text(rules: Any, ddl: str, file: Path, where: str, schema_key: str) -> None:
+    """A ``between`` rule on a column the declared schema types as no number: a config error
+    naming the rule and the column (the same rule on data found so is a failed check:
+    :func:`ubunye.engine.expectations.not_numbers`)."""
+    import pyarrow.types as pt
+
+    from ubunye.io.ddl import parse
+
+    try:
+        types = {f.name.lower(): f.type for f in parse(ddl)}  # names ignore case, as in Spark
+    except Exception:  # noqa: BLE001 - a bad schema is refused where the input is read
+        return
+    for rule in rules:
+        found = types.get(str(rule.column).lower()) if rule.kind == "between" else None
+        if found is not None and not (pt.is_integer(found) or pt.is_floating(found) or pt.is_decimal(found)):
+            raise ConfigError(file, where, f"rule {rule.name!r}: column {rule.column!r} is {found} in {schema_key}; "
+                                           "between compares numbers (min/max)")
 
 
 def quarantine_targets(expectations: Mapping[str, Any]) -> dict[str, str]:

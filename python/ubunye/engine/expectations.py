@@ -211,6 +211,12 @@ def missing_columns(rule: Rule, columns: Sequence[str]) -> Optional[str]:
     return f"no column {', '.join(repr(c) for c in missing)}" if missing else None
 
 
+def not_numbers(rule: Rule, type_name: str) -> str:
+    """The detail of a ``between`` rule on a column whose values are not numbers (each such value
+    breaks it: it lies in no numeric range), for both engines."""
+    return f"column {rule.column!r} holds {type_name} values; between compares numbers (min/max)"
+
+
 def passed(rule: Rule, outcome: Outcome) -> bool:
     return outcome.failed == 0 if outcome.ok is None else outcome.ok
 

@@ -102,7 +102,8 @@ class Notebook:
         return self._guard(self.execution.transform, sources)
 
     def write(self, outputs: Optional[Mapping[str, Any]] = None) -> TaskResult:
-        """Check and write the outputs, then finish the run (and its record)."""
+        """Check and write the outputs, then finish the run (and its record). Outputs given here
+        (not made by :meth:`transform`) are recorded as handed in (``"handed_in": true``)."""
         self._guard(self.execution.write, outputs)
         return self.execution.finish("success")
 

@@ -74,7 +74,8 @@ def run_task(
     already proved the same files (default: the config's, else True).
 
     Anything the task's code raises, ``SystemExit`` included, is a failed run (status ``error``).
-    ``handle_signals=True`` (main thread) makes SIGTERM and SIGINT end the record as ``error``
+    ``handle_signals=True`` (main thread) makes SIGTERM, SIGINT, SIGHUP, SIGUSR1 and SIGUSR2 end the
+    record as ``error``
     ("stopped by signal 15 (SIGTERM)") and then raises :class:`~ubunye.lineage.ending.Stopped`;
     by default the host's handlers are left alone. A ``KeyboardInterrupt`` is recorded as
     ``interrupted`` and re-raised.

@@ -231,6 +231,11 @@ def _ratio(a: Any, b: Any) -> Optional[float]:
     return None
 
 
+def _handed_in(record: RunRecord) -> list[str]:
+    """The outputs the caller handed in (``write(outputs=...)``) rather than the transform made."""
+    return [s.name for s in record.outputs if s.handed_in]
+
+
 def _compare_fields(a: RunRecord, b: RunRecord) -> list[FieldDiff]:
     duration = _plain("duration_sec", a.duration_sec, b.duration_sec)
     duration.detail["ratio"] = _ratio(a.duration_sec, b.duration_sec)
@@ -246,6 +251,7 @@ def _compare_fields(a: RunRecord, b: RunRecord) -> list[FieldDiff]:
         _plain("backend", a.backend, b.backend),
         _plain("engine_version", a.engine_version, b.engine_version),
         _plain("time_zone", a.time_zone, b.time_zone),
+        _plain("outputs_handed_in", _handed_in(a), _handed_in(b)),
         duration,
     ]
 

@@ -103,6 +103,7 @@ class DataEvent:
     hash_seconds: Optional[float] = None
     delta_version: Optional[int] = None
     hash_reused_from: Optional[str] = None  # with hash_pass "reused": the step it came from
+    handed_in: Optional[bool] = None  # outputs: handed in by the caller (write(outputs=...)), not transformed
     storage_signature: Optional[str] = None  # see ubunye.engine.snapshots
     # inputs: the reader options (Spark's string values) and explicit schema (Spark DDL), if any;
     # csv/json outputs on Spark: the settings their written files were read back and hashed with

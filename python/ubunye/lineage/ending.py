@@ -8,8 +8,9 @@ is gone.
 - :func:`reraise`: after its record is written, a run re-raises what stops the process (a
   :class:`KeyboardInterrupt`, a signal: :class:`Stopped`); what task code raised, ``SystemExit``
   included, is a failed run and nothing more.
-- :func:`ending_signals`: SIGTERM and SIGINT raise :class:`Stopped` in the main thread, so the run
-  ends its record (``error``, "stopped by signal 15 (SIGTERM)") before the process exits. The CLI
+- :func:`ending_signals`: SIGTERM, SIGINT, SIGHUP (a closed terminal, a dropped SSH session),
+  SIGUSR1 and SIGUSR2 (whose default also ends the process) raise :class:`Stopped` in the main
+  thread, so the run ends its record (``error``, "stopped by signal 15 (SIGTERM)") before the process exits. The CLI
   installs it; library callers opt in (``handle_signals=True``). Previous handlers are put back.
 - :func:`time_limit`: a task past ``ENGINE.timeout`` seconds gets :class:`TimedOut` raised in the
   main thread (``setitimer``); in another thread the limit is not enforced (a warning says so).
@@ -33,7 +34,10 @@ from pathlib import Path
 from typing import Any, Iterator, Optional, Sequence
 
 SUCCESS, ERROR, INTERRUPTED, RUNNING, ABANDONED = "success", "error", "interrupted", "running", "abandoned"
-ENDING_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+# every signal whose default action ends the process quietly and that a user or a system sends to
+# stop a run: each ends the record (error, "stopped by signal N (NAME)") before the process exits
+ENDING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGINT", "SIGHUP", "SIGUSR1", "SIGUSR2")
+                       if hasattr(signal, name))
 # a running record written on another host is taken as abandoned once it is this old (no way to ask
 # that host whether the process lives; a run longer than this reads as abandoned there)
 ABANDONED_AFTER_SEC = 7 * 24 * 3600
@@ -200,7 +204,7 @@ _OURS: set[Any] = {_STATE.handler}  # the handlers a forwarded signal may reach
 
 @contextmanager
 def ending_signals(enabled: bool = True, signals: Sequence[int] = ENDING_SIGNALS) -> Iterator[None]:
-    """SIGTERM and SIGINT raise :class:`Stopped` while the block runs (main thread only; elsewhere,
+    """:data:`ENDING_SIGNALS` raise :class:`Stopped` while the block runs (main thread only; elsewhere,
     and when not ``enabled``, nothing is installed). The previous handlers are put back after.
     A signal that arrived while a record was being ended is raised when the block ends."""
     if not enabled or threading.current_thread() is not threading.main_thread() or _STATE.active:

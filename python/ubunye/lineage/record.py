@@ -189,6 +189,10 @@ class Step:
     # The columns as the engine knew them: [{"name", "type"}] (pandas dtypes, Spark's type
     # strings), or None when not known. Optional: records without it load as before.
     columns: Optional[list[dict[str, str]]] = None
+    # Outputs: true when the rows were handed in by the caller (the notebook's or the API's
+    # ``write(outputs=...)``), not made by the task's transform in this run; absent otherwise
+    # (records without it, and readers that do not know it, are as before).
+    handed_in: Optional[bool] = None
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], where: str = "step") -> "Step":
@@ -209,6 +213,8 @@ class Step:
         for key in ("sketch", "partitions"):
             if d.get(key) is not None:
                 d[key] = _container(f"{where}.{key}", d[key], dict)
+        if d.get("handed_in") not in (None, True, False):
+            raise MalformedRecord(f"{where}.handed_in must be true, false or null, not {_kind(d['handed_in'])}")
         if d.get("columns") is not None:
             d["columns"] = _container(f"{where}.columns", d["columns"], list, dict)
             for i, column in enumerate(d["columns"]):
@@ -218,7 +224,7 @@ class Step:
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
-        for key in ("sketch", "partitions", "columns"):  # records without them stay as they were written
+        for key in ("sketch", "partitions", "columns", "handed_in"):  # records without them stay as written
             if d.get(key) is None:
                 d.pop(key, None)
         return d

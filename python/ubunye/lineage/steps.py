@@ -83,6 +83,7 @@ class StepHasher:
             options=getattr(event, "options", None),
             schema=getattr(event, "schema", None),
             columns=getattr(event, "columns", None) or frame_columns(event.frame),
+            handed_in=getattr(event, "handed_in", None) or None,
         )
         if event.fingerprint is not None:
             self._fill(step, event.fingerprint, None, event.hash_seconds)

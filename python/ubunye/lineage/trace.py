@@ -47,6 +47,7 @@ class TraceStep:
     no_hash_reason: Optional[str]
     seconds: Optional[float]  # the read or write time from the timings
     hash_reused_from: Optional[str] = None  # the step whose hash this one took
+    handed_in: bool = False  # an output handed in by the caller (write(outputs=...)), not transformed
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -95,6 +96,7 @@ def _step(record: RunRecord, step: Step) -> TraceStep:
         method=step.hash_method, engine=step.hash_engine, hash_pass=step.hash_pass,
         hash_seconds=step.hash_seconds, no_hash_reason=why_no_hash(step, record.record_version),
         seconds=_io_seconds(record, step), hash_reused_from=step.hash_reused_from,
+        handed_in=bool(step.handed_in),
     )
 
 

@@ -203,8 +203,9 @@ def run_tasks(usecase_dir: Path, usecase: str, package: str, names: Sequence[str
     """Run tasks in order (stopping at the first failure); print one line each; the exit code.
     Several tasks are one pipeline run, which each task's record names.
 
-    SIGTERM and SIGINT end the running task's record as ``error`` ("stopped by signal 15 (SIGTERM)"),
-    then the command exits 128 + the signal number (143, 130); the later tasks do not run."""
+    SIGTERM, SIGINT, SIGHUP, SIGUSR1 and SIGUSR2 end the running task's record as ``error``
+    ("stopped by signal 15 (SIGTERM)"), then the command exits 128 + the signal number (143, 130);
+    the later tasks do not run."""
     from ubunye.lineage.ending import Stopped, ending_signals
 
     quiet = _Reported()  # the recorder logs a record it could not write; here the line below says it
