@@ -121,3 +121,29 @@ def test_data_loss_failed_write_leaves_no_new_empty_output_folder(spark: Any, tm
     result = _run(spark, tmp_path, "boom", FAILING_UDF)
     assert result.error is not None and ("no ab" in str(result.error) or "no cd" in str(result.error))
     assert not (tmp_path / "out" / "boom").exists()  # an empty folder made a next `mode: ignore` run skip its write
+
+
+def test_lying_record_spark_matches_as_the_shared_regex_cases_say(spark: Any) -> None:
+    """The cases ``tests/safety/test_regex_parity.py`` runs on pandas, here on Spark (Java): one row
+    per case, each matched with its own Java pattern in one projection (0.1 s; one aggregate of a
+    rule per case took 8 s of code generation), then the checks' own path on the issue's case."""
+    import json
+
+    from pyspark.sql import functions as F
+
+    from ubunye.engine.checks_spark import evaluate_spark
+    from ubunye.engine.expectations import parse_rule
+    from ubunye.engine.regex import java_regex
+    from ubunye.spark._compat import frame_from_arrow
+
+    cases = json.loads((Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "regex-parity"
+                        / "cases.json").read_text())
+    frame = frame_from_arrow(spark, pa.table({
+        "i": list(range(len(cases))), "text": [c["text"] for c in cases],
+        "java": [java_regex(c["pattern"], anywhere=c["anywhere"]) for c in cases]}))
+    found = {row["i"]: row["m"] for row in frame.select("i", F.expr("text RLIKE java").alias("m")).collect()}
+    wrong = [(c["pattern"], c["text"], c["why"]) for i, c in enumerate(cases) if found[i] != c["matches"]]
+    assert not wrong, wrong
+    digits = frame_from_arrow(spark, pa.table({"n": ["123", "\u0661\u0662\u0663", None]}))
+    rule = parse_rule({"kind": "matches", "column": "n", "pattern": r"\d+"}, Path("config.yaml"), "r")
+    assert evaluate_spark(digits, [rule])[0].failed == 1  # as on pandas: the Arabic-Indic digits break it
