@@ -91,13 +91,13 @@ class Boom(Task):
 """
 
 
-def _run(spark: Any, root: Path, name: str, code: str, suffix: str = "!") -> Any:
+def _run(spark: Any, root: Path, name: str, code: str, suffix: str = "!", lineage: bool = False) -> Any:
     data = root / "data"
     data.mkdir(exist_ok=True)
     pq.write_table(pa.table({"id": pa.array([1, 2], pa.int64()), "name": ["ab", "cd"]}), data / "people.parquet")
     task = task_folder(root / "uc", name, CONFIG, code)
     (task / "helpers.py").write_text(HELPERS.format(suffix=suffix), encoding="utf-8")
-    return run_task(task, spark=spark, raise_on_error=False,
+    return run_task(task, spark=spark, raise_on_error=False, lineage=lineage,
                     variables={"data": str(data), "out": str(root / "out" / name)})
 
 
@@ -118,9 +118,11 @@ def test_two_tasks_each_run_their_own_helpers_on_the_workers(spark: Any, tmp_pat
 
 
 def test_data_loss_failed_write_leaves_no_new_empty_output_folder(spark: Any, tmp_path: Path) -> None:
-    result = _run(spark, tmp_path, "boom", FAILING_UDF)
+    result = _run(spark, tmp_path, "boom", FAILING_UDF, lineage=True)
     assert result.error is not None and ("no ab" in str(result.error) or "no cd" in str(result.error))
     assert not (tmp_path / "out" / "boom").exists()  # an empty folder made a next `mode: ignore` run skip its write
+    (step,) = result.record.outputs  # the record says it was not written
+    assert step.data_hash is None and step.hash_error.startswith("not written: the run ended before"), step
 
 
 def test_lying_record_spark_matches_as_the_shared_regex_cases_say(spark: Any) -> None:

@@ -47,7 +47,8 @@ def test_lying_record_pattern_that_cannot_mean_the_same_on_both_backends_is_refu
     assert says in str(caught.value) and "CONFIG.expectations.people[0].pattern" in str(caught.value)
 
 
-def test_traceback_unicode_pattern_is_one_line_naming_file_and_key(tmp_path: Path) -> None:
+def _usecase(tmp_path: Path, side: str, pattern: str) -> Usecase:
+    """A usecase with task ``t``: people.parquet to ``out``, one ``matches`` rule on ``side``'s name."""
     u = Usecase(tmp_path)
     u.parquet("people.parquet")
     u.task("t", f"""
@@ -57,9 +58,25 @@ def test_traceback_unicode_pattern_is_one_line_naming_file_and_key(tmp_path: Pat
           outputs:
             kept: {{format: parquet, path: "{u.root}/out"}}
           expectations:
-            people:
-              - {{kind: matches, column: name, pattern: '(?u)\\w+'}}
+            {side}:
+              - {{kind: matches, column: name, pattern: '{pattern}'}}
         """)
-    result = u.run("-t", "t")
+    return u
+
+
+def test_traceback_unicode_pattern_is_one_line_naming_file_and_key(tmp_path: Path) -> None:
+    result = _usecase(tmp_path, "people", r"(?u)\w+").run("-t", "t")
     assert_one_line_error(result, naming=["config.yaml", "CONFIG.expectations.people[0].pattern", "(?u)"])
     assert not (tmp_path / "out").exists()
+
+
+def test_lying_record_output_a_failed_run_never_wrote_says_not_written(tmp_path: Path) -> None:
+    """A ``matches`` rule that breaks stops the run before any write: the record's output step says
+    so (before: a step with no hash and no word, as if it might have been written)."""
+    u = _usecase(tmp_path, "kept", r"\d+")
+    result = u.run("-t", "t", "--lineage")
+    assert result.code == 1, str(result)
+    (record,) = u.records("t")
+    assert record["status"] == "error" and not (tmp_path / "out").exists()
+    (step,) = record["outputs"]
+    assert step["data_hash"] is None and step["hash_error"].startswith("not written: the run ended before"), step
