@@ -19,6 +19,7 @@ so is a conditional group ``(?(1)…)``, which Java does not have.
 from __future__ import annotations
 
 import re
+import sys
 import warnings
 from typing import Any
 
@@ -32,10 +33,12 @@ except ImportError:  # pragma: no cover - Python 3.10
 WORD = "[A-Za-z0-9_]"
 _CATEGORIES = {C.CATEGORY_DIGIT: r"\d", C.CATEGORY_NOT_DIGIT: r"\D", C.CATEGORY_SPACE: r"\s",
                C.CATEGORY_NOT_SPACE: r"\S", C.CATEGORY_WORD: r"\w", C.CATEGORY_NOT_WORD: r"\W"}
+_NOT_EMPTY = r"(?!\A\z)" if sys.version_info < (3, 14) else ""
 # Python's anchors written out (Java's ^ and $ differ: (?m)'s ^ never matches after a final line end)
 _AT = {C.AT_BEGINNING: r"\A", C.AT_BEGINNING_STRING: r"\A", C.AT_END: r"(?=\n?\z)", C.AT_END_STRING: r"\z",
        C.AT_BOUNDARY: f"(?:(?<={WORD})(?!{WORD})|(?<!{WORD})(?={WORD}))",
-       C.AT_NON_BOUNDARY: f"(?:(?<={WORD})(?={WORD})|(?<!{WORD})(?!{WORD}))"}
+       # Python before 3.14: \B never matches an empty text (3.14: it does, as Java's)
+       C.AT_NON_BOUNDARY: f"(?:(?<={WORD})(?={WORD})|(?<!{WORD})(?!{WORD}){_NOT_EMPTY})"}
 
 
 _MULTILINE_AT = {C.AT_BEGINNING: r"(?:\A|(?<=\n))", C.AT_END: r"(?=\n|\z)"}
@@ -62,7 +65,7 @@ def python_regex(pattern: str, *, anywhere: bool = False) -> "re.Pattern[str]":
 
 def java_regex(pattern: str, *, anywhere: bool = False) -> str:
     """The Java pattern matching what :func:`python_regex` matches: the whole value
-    (``^(?:…)\\z``, DOTALL) or, ``anywhere``, found anywhere. Raises :class:`PatternError`."""
+    (``\\A(?:…)\\z``, DOTALL) or, ``anywhere``, found anywhere. Raises :class:`PatternError`."""
     python_regex(pattern, anywhere=anywhere)  # Python's verdict first (the same errors)
     flags = re.ASCII if anywhere else re.ASCII | re.DOTALL
     with warnings.catch_warnings():
@@ -71,8 +74,9 @@ def java_regex(pattern: str, *, anywhere: bool = False) -> str:
     state = getattr(parsed, "state", None) or getattr(parsed, "pattern", None)
     glob = int(getattr(state, "flags", flags))
     body = _seq(parsed, bool(glob & re.M))
-    head = "(?d" + "".join(c for f, c in ((re.I, "i"), (re.M, "m"), (re.S, "s")) if glob & f) + ")"
-    return head + body if anywhere else f"{head}^(?:{body})\\z"
+    # no (?m): the anchors are written out (Java's multiline ^ does not match an empty text)
+    head = "(?d" + "".join(c for f, c in ((re.I, "i"), (re.S, "s")) if glob & f) + ")"
+    return head + body if anywhere else f"{head}\\A(?:{body})\\z"
 
 
 def _lit(code: int) -> str:
@@ -85,8 +89,8 @@ def _seq(items: Any, multiline: bool) -> str:
 
 
 def _flags(add: int, remove: int) -> str:
-    on = "".join(c for f, c in ((re.I, "i"), (re.M, "m"), (re.S, "s")) if add & f)
-    off = "".join(c for f, c in ((re.I, "i"), (re.M, "m"), (re.S, "s")) if remove & f)
+    on = "".join(c for f, c in ((re.I, "i"), (re.S, "s")) if add & f)  # m: the anchors say it
+    off = "".join(c for f, c in ((re.I, "i"), (re.S, "s")) if remove & f)
     return on + (f"-{off}" if off else "")
 
 
