@@ -1,7 +1,6 @@
 """Counting expectation breaks on a pandas DataFrame (vectorised)."""
 from __future__ import annotations
 
-import re
 from typing import Any, Sequence
 
 from ubunye.engine.expectations import Outcome, Rule, check_columns, missing_columns, not_numbers
@@ -69,11 +68,13 @@ def broken_rows(df: Any, rule: Rule) -> Any:
         allowed = set(rule.params["values"])
         bad = ~values.isin(allowed)
     else:  # matches
+        from ubunye.engine.regex import python_regex
+
         if rule.params.get("anywhere"):  # the 0.8.0 form: found anywhere, "." stops at "\n"
-            found = re.compile(rule.params["pattern"])
+            found = python_regex(rule.params["pattern"], anywhere=True)
             bad = values.map(lambda v: found.search(str(v)) is None)
-        else:
-            pattern = re.compile(rule.params["pattern"], re.DOTALL)
+        else:  # ASCII classes, as Java's on Spark (ubunye.engine.regex)
+            pattern = python_regex(rule.params["pattern"])
             bad = values.map(lambda v: pattern.fullmatch(str(v)) is None)
     mask = np.zeros(len(df), dtype=bool)
     mask[np.flatnonzero(present)] = bad.astype(bool).to_numpy(dtype=bool)

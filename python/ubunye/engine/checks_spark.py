@@ -99,10 +99,11 @@ def _broken(rule: Rule, types: dict[str, str], F: Any) -> Optional[Any]:
         return col.isNotNull() & (~_inside(rule, col, F) | nan)
     if rule.kind == "one_of":
         return col.isNotNull() & ~_inside(rule, col, F)
-    if rule.params.get("anywhere"):  # the 0.8.0 form: found anywhere (Java's find), "." stops at "\n" only
-        return col.isNotNull() & ~col.cast("string").rlike("(?d)" + rule.params["pattern"])
-    # matches: the whole value, "." matching line ends too (as re.fullmatch with DOTALL)
-    pattern = "(?s)^(?:" + rule.params["pattern"] + r")\z"
+    from ubunye.engine.regex import java_regex
+
+    # matches: the whole value, "." matching line ends too (as re.fullmatch with DOTALL); the 0.8.0
+    # form: found anywhere (Java's find), "." stops at "\n" only. Python's syntax, Java's ASCII classes.
+    pattern = java_regex(rule.params["pattern"], anywhere=bool(rule.params.get("anywhere")))
     return col.isNotNull() & ~col.cast("string").rlike(pattern)
 
 

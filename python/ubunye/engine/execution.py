@@ -474,13 +474,15 @@ class TaskExecution:
 
 
 def _unhashed(spec: IOSpec) -> Any:
-    """The step of an input or output the run never reached (no hash, no count)."""
+    """The step of an input or output the run never reached (no hash, no count); an output's says
+    it was not written (the record states what was written, not what was meant to be)."""
     from ubunye.lineage.record import Step
 
     if spec.direction == "input":  # the reader settings it was to be read with
         return Step(name=spec.name, direction=spec.direction, format=spec.format, location=spec.location,
                     options=spec.reader_options(), schema=spec.schema)
-    return Step(name=spec.name, direction=spec.direction, format=spec.format, location=spec.location)
+    return Step(name=spec.name, direction=spec.direction, format=spec.format, location=spec.location,
+                hash_error="not written: the run ended before this output's write finished")
 
 
 def _failed_fingerprint(exc: BaseException) -> Any:

@@ -19,8 +19,9 @@ read by :mod:`ubunye.engine.expectation_sets`.
 is ``fail`` (default: a broken rule stops the run before any write) or ``warn``.
 Row rules count the rows that break them; a null passes every rule except
 ``not_null``; ``matches`` tests the whole value, with ``.`` matching line
-ends too (Python ``re.fullmatch`` with ``DOTALL``; Java regex on Spark, so keep
-to the syntax both share). ``unique`` counts the non-null
+ends too (Python ``re.fullmatch`` with ``DOTALL``), in Python's syntax with
+ASCII classes on both backends (:mod:`ubunye.engine.regex`: ``\\d`` is
+``[0-9]`` on pandas and Spark alike). ``unique`` counts the non-null
 keys that repeat. ``columns`` compares rows-v1 canonical kinds.
 
 The per-backend counting lives in :mod:`ubunye.engine.checks_pandas` and
@@ -149,10 +150,12 @@ def parse_rule(item: Any, file: Path, key: str) -> Rule:
         pattern = item.get("pattern")
         if not isinstance(pattern, str):
             raise ConfigError(file, f"{key}.pattern", f"expected a regular expression; got {pattern!r}")
+        from ubunye.engine.regex import PatternError, java_regex
+
         try:
-            re.compile(pattern)
-        except re.error as exc:
-            raise ConfigError(file, f"{key}.pattern", f"not a valid regular expression: {exc}") from None
+            java_regex(pattern)  # valid in Python, and its Java form built (the same classes on both backends)
+        except PatternError as exc:
+            raise ConfigError(file, f"{key}.pattern", str(exc)) from None
         params["pattern"] = pattern
     if kind == "columns":
         cols = item.get("columns")

@@ -15,7 +15,14 @@ without care the second task would run the first task's ``helpers``. A
   that ran;
 - afterwards the task's modules leave ``sys.modules`` (they are kept in the
   task's own table for its next step), what was set aside is put back, and
-  ``sys.path`` is restored as it was.
+  ``sys.path`` is restored as it was;
+- while the scope lasts, the task's modules are registered with pyspark's cloudpickle
+  to be pickled by value (:func:`_by_value`): a UDF defined at module level in
+  ``transformations.py``, or one calling a helper module of the folder, reaches
+  Spark's Python workers with its code (the workers cannot import the task's
+  modules: its module name is ``ubunye_task_<digest>``, its folder is not theirs).
+  Outside the scope the task's modules are not in ``sys.modules``, and cloudpickle
+  pickles them by value anyway.
 
 Standard-library modules and installed distributions already imported are never
 set aside (pandas importing ``json`` must keep finding the real one); a task file
@@ -46,6 +53,7 @@ class TaskCode:
         self._prefix = str(self.folder) + os.sep
         self.modules: dict[str, ModuleType] = {}  # the task's modules, kept between its steps
         self.loaded: dict[tuple[str, ...], bytes] = {}  # relative path parts -> the bytes compiled
+        self._shipped: list[tuple[Any, str]] = []  # (cloudpickle, module name) this scope registered
 
     # --- where ---------------------------------------------------------------
     def inside(self, path: Optional[str]) -> bool:
@@ -92,6 +100,7 @@ class TaskCode:
             if top in provided and not self.owns(module) and not _kept(top, sys.modules.get(top)):
                 set_aside[name] = sys.modules.pop(name)
         sys.modules.update(self.modules)
+        self._shipped = _by_value(list(self.modules.values()))
         finder = _TaskFinder(self)
         sys.meta_path.insert(0, finder)
         sys.path.insert(0, str(self.folder))
@@ -106,6 +115,8 @@ class TaskCode:
                 if self.owns(module):
                     self.modules[name] = module
                     del sys.modules[name]
+            _by_value_end(self._shipped)
+            self._shipped = []
             for name, module in set_aside.items():
                 sys.modules[name] = module
             sys.path[:] = saved_path
@@ -123,6 +134,49 @@ def _kept(top: str, module: Any) -> bool:
         return True
     file = str(getattr(module, "__file__", None) or "")
     return any(f"{os.sep}{part}{os.sep}" in file for part in _INSTALLED)
+
+
+def _pickle_registries() -> list[Any]:
+    """The cloudpickle modules that send task code to Spark's Python workers, when loaded: pyspark's
+    own (classic and Connect sessions, Spark 3.5 to 4.x, Databricks' pyspark alike)."""
+    found = sys.modules.get("pyspark.cloudpickle")
+    return [found] if found is not None and hasattr(found, "register_pickle_by_value") else []
+
+
+def _registered(registry: Any) -> set[str]:
+    listed = getattr(registry, "list_registry_pickle_by_value", None)
+    if listed is not None:
+        return set(listed())
+    inner = getattr(registry, "cloudpickle", registry)  # cloudpickle 2.x: the set itself
+    return set(getattr(inner, "_PICKLE_BY_VALUE_MODULES", ()))
+
+
+def _by_value(modules: Sequence[ModuleType]) -> list[tuple[Any, str]]:
+    """Register ``modules`` (in ``sys.modules``) with cloudpickle to be pickled by value: their
+    functions and classes travel with their code, and a module a function names (``helpers``)
+    travels whole. Returns what was registered here, for :func:`_by_value_end`."""
+    done: list[tuple[Any, str]] = []
+    for registry in _pickle_registries():
+        before = _registered(registry)
+        for module in modules:
+            if module.__name__ in before or sys.modules.get(module.__name__) is not module:
+                continue
+            try:
+                registry.register_pickle_by_value(module)
+            except Exception:  # noqa: BLE001 - a registry that refuses: pickled by reference, as before
+                continue
+            done.append((registry, module.__name__))
+    return done
+
+
+def _by_value_end(done: Sequence[tuple[Any, str]]) -> None:
+    """Take back the registrations :func:`_by_value` made (the names may be another module's later)."""
+    for registry, name in done:
+        module = sys.modules.get(name) or ModuleType(name)
+        try:
+            registry.unregister_pickle_by_value(module)
+        except Exception:  # noqa: BLE001 - gone already
+            pass
 
 
 class _TaskLoader(SourceFileLoader):
@@ -143,6 +197,11 @@ class _TaskLoader(SourceFileLoader):
         self._task_code.note(self.path, data)
         code: CodeType = compile(data, self.path, "exec", dont_inherit=True)
         return code
+
+    def exec_module(self, module: ModuleType) -> None:
+        """Run the module, registered to be pickled by value while the task's scope lasts."""
+        self._task_code._shipped += _by_value([module])
+        super().exec_module(module)
 
 
 class _TaskFinder(MetaPathFinder):

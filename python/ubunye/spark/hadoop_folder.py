@@ -30,3 +30,14 @@ class HadoopFolder:
 
     def delete(self, path: Any) -> None:
         self.fs.delete(path, True)
+
+
+def remove_quietly(spark: Any, path: str) -> None:
+    """Delete ``path`` (recursively) if it exists; any failure is left unsaid (the caller is
+    handling an error of its own, which is the one to raise)."""
+    try:
+        folder = HadoopFolder(spark, path)
+        if folder.exists(folder.path):
+            folder.delete(folder.path)
+    except Exception:  # noqa: BLE001 - best effort, see above
+        pass

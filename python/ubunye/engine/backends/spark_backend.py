@@ -174,7 +174,8 @@ class SparkBackend(Backend):
             raise IOSpecError(f"{what}: expected a Spark DataFrame; got {type(frame).__name__}")
         from ubunye.engine.outputs import SKIP, write_action
 
-        if write_action(self._exists(spec), spec.mode, what, spec.location) == SKIP:
+        existed = self._exists(spec)
+        if write_action(existed, spec.mode, what, spec.location) == SKIP:
             return WriteResult(written=False)
         observation, hash_error = (None, None)
         # a session setting that makes the files hold other values: hash the files, not the frame
@@ -195,9 +196,11 @@ class SparkBackend(Backend):
                     self._save(frame_to_write, spec)
             else:
                 self._save(frame_to_write, spec)
-        except BaseException:
+        except BaseException as exc:
             if observation is not None:  # nothing will read it
                 self._observer.discard(observation, self.spark)
+            if not existed and isinstance(exc, Exception):
+                self._remove_new(spec)
             raise
         self._observer.after_write(frame_to_write)
         version = self._written_version(spec)  # the data's version (a comment below may add one)
@@ -287,6 +290,17 @@ class SparkBackend(Backend):
             folder.delete(stage)
             raise
         folder.delete(old)
+
+    def _remove_new(self, spec: IOSpec) -> None:
+        """After a failed write, delete the folder it made where there was none (Spark's job makes
+        it first and leaves it, empty or with a failed Delta commit's files: a next run found data
+        there, ``mode: ignore`` skipped its write). Paths on classic sessions; tables are the catalog's."""
+        from ubunye.spark._compat import is_connect
+
+        if spec.format not in ("table", "jdbc") and spec.path is not None and not is_connect(self.spark):
+            from ubunye.spark.hadoop_folder import remove_quietly
+
+            remove_quietly(self.spark, str(spec.path))
 
     def _describe_table(self, spec: IOSpec) -> None:
         """A table output's comment and properties (0.8.0's unity writer set them after writing)."""
