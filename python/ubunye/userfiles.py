@@ -18,7 +18,7 @@ import json
 import os
 import stat
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, Optional, Union
 
 MAX_BYTES = 10 * 1024 * 1024  # config files, pipeline lists, secret files and records
 MAX_DEPTH = 100  # nesting of a YAML or JSON document
@@ -34,6 +34,16 @@ class UserFileError(ValueError):
         self.path = Path(path)
         self.reason = " ".join(str(reason).split())
         super().__init__(f"{self.path}: {self.reason}")
+
+
+def os_error(exc: OSError, path: Optional[PathLike] = None) -> UserFileError:
+    """An errno as one line naming the path it is about (``<path>: too many levels of symbolic
+    links``), never ``[Errno 40] ...``: the path the error names, else ``path``."""
+    where = exc.filename if exc.filename is not None else path
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    if exc.filename2 is not None:
+        reason = f"{reason} ({os.fsdecode(exc.filename2)})"
+    return UserFileError(os.fsdecode(where) if where is not None else "?", reason)
 
 
 def _kind(mode: int) -> str:

@@ -114,8 +114,12 @@ def render_fragment(report: Report) -> str:
     )
 
 
+# How every page begins: ``ubunye lineage report -o`` replaces a file that begins so (its own page).
+PAGE_MARK = ('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+             '<meta name="viewport" content="width=device-width, initial-scale=1">'
+             "<title>Ubunye lineage report</title>")
+
+
 def render_page(report: Report) -> str:
     """A whole HTML document, self-contained."""
-    return ('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            "<title>Ubunye lineage report</title></head><body>" + render_fragment(report) + "</body></html>\n")
+    return PAGE_MARK + "</head><body>" + render_fragment(report) + "</body></html>\n"

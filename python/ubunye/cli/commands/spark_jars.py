@@ -20,12 +20,11 @@ from ubunye.cli.render import echo, fail
 def jars_command(target: Path, force: bool) -> None:
     """Copy every packaged plugin jar (and its JSON) into a folder; print each copy."""
     from ubunye.spark.jar import JarError, copy_jars
+    from ubunye.userfiles import UserFileError
 
     try:
         copies = copy_jars(target, force=force)
-    except (JarError, FileExistsError) as exc:
+    except (JarError, UserFileError) as exc:
         fail(str(exc))
-    except OSError as exc:
-        fail(f"cannot copy the jars into {target}: {exc}")
     for copy in copies:
         echo(str(copy))

@@ -1,0 +1,210 @@
+"""Data loss, escape and traceback probes (issue 35): the files the CLI writes itself.
+
+``ubunye lineage report -o``, ``ubunye spark init-script`` and ``ubunye spark jars --to`` write
+through one helper (:mod:`ubunye.userwrites`): never inside the record store, never through a
+symbolic link, an existing file replaced only when the command wrote it (or with ``--force``),
+every refusal and errno one ``error:`` line naming the path, no temporary file left behind. The
+report page is bounded (newest runs of each task in full, the rest counted) and shows Unicode
+direction controls escaped.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness import Result, assert_one_line_error, cli, cli_env
+
+from ubunye.lineage.record import RunRecord, Step
+from ubunye.lineage.store import FileStore
+
+H = "sha256:" + "1" * 64
+
+
+def record(task: str, run: str, day: int, *, location: str = "/lake/out", usecase: str = "u") -> RunRecord:
+    return RunRecord(run_id=run, task_path=f"{usecase}/p/{task}", usecase=usecase, package="p", task_name=task,
+                     started_at=f"2026-11-{day:02d}T10:00:00+00:00", duration_sec=1.0, status="success",
+                     backend="pandas",
+                     outputs=[Step("out", "output", "parquet", location, 3, H, H, "rows-v1", hash_engine="arrow")])
+
+
+def usecase_with_runs(root: Path, runs: int = 2, task: str = "t", location: str = "/lake/out") -> Path:
+    """``root`` a usecase folder: a task folder (config.yaml, transformations.py) and ``runs`` records."""
+    store = FileStore(root / ".ubunye" / "lineage")
+    for i in range(runs):
+        store.write(record(task, f"r{i:03d}", 1 + i % 28, location=location))
+    code = root / "u" / "p" / task
+    code.mkdir(parents=True)
+    (code / "config.yaml").write_text("CONFIG: {}\n", encoding="utf-8")
+    (code / "transformations.py").write_text("# the task's code\n", encoding="utf-8")
+    return root
+
+
+def report(root: Path, *args: str) -> Result:
+    return cli("lineage", "report", "-d", str(root), *args)
+
+
+def leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp"))
+
+
+def run_file(root: Path) -> Path:
+    return root / ".ubunye" / "lineage" / "u" / "p" / "t" / "r000.json"
+
+
+# --- report -o: data loss and escape ------------------------------------------------------------
+
+def test_data_loss_report_onto_a_record_in_the_store_is_refused_even_with_force(tmp_path: Path) -> None:
+    root = usecase_with_runs(tmp_path / "uc")
+    victim = run_file(root)
+    before = victim.read_bytes()
+    for extra in ((), ("--force",)):
+        done = report(root, "-o", str(victim), *extra)
+        assert_one_line_error(done, naming=[str(victim), "store"])
+        assert victim.read_bytes() == before
+    listed = cli("lineage", "list", "-d", str(root), "--json")
+    assert listed.code == 0 and "r000" in listed.out and "warning" not in listed.err, str(listed)
+
+
+def test_escape_report_through_a_linked_folder_into_the_store_is_refused(tmp_path: Path) -> None:
+    root = usecase_with_runs(tmp_path / "uc")
+    link = tmp_path / "site"
+    link.symlink_to(run_file(root).parent)
+    done = report(root, "-o", str(link / "page.html"), "--force")
+    assert_one_line_error(done, naming=[str(link / "page.html")])
+    assert sorted(p.name for p in run_file(root).parent.iterdir()) == ["r000.json", "r001.json"]
+
+
+def test_data_loss_report_onto_the_tasks_config_or_code_is_refused_without_force(tmp_path: Path) -> None:
+    root = usecase_with_runs(tmp_path / "uc")
+    for name in ("config.yaml", "transformations.py"):
+        victim = root / "u" / "p" / "t" / name
+        before = victim.read_bytes()
+        done = report(root, "-o", str(victim))
+        assert_one_line_error(done, naming=[str(victim), "--force"])
+        assert victim.read_bytes() == before and leftovers(victim.parent) == []
+    forced = report(root, "-o", str(root / "u" / "p" / "t" / "config.yaml"), "--force")  # asked for: done
+    assert forced.code == 0, str(forced)
+    assert (root / "u" / "p" / "t" / "config.yaml").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+def test_report_replaces_its_own_page_without_force(tmp_path: Path) -> None:
+    root = usecase_with_runs(tmp_path / "uc")
+    page = tmp_path / "out" / "report.html"
+    for _ in range(2):
+        done = report(root, "-o", str(page))
+        assert done.code == 0, str(done)
+    assert page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>") and leftovers(page.parent) == []
+
+
+@pytest.mark.parametrize("dangling", [False, True])
+def test_escape_report_onto_a_symbolic_link_is_refused_and_the_link_kept(tmp_path: Path, dangling: bool) -> None:
+    root = usecase_with_runs(tmp_path / "uc")
+    target = tmp_path / ("nowhere" if dangling else "victim.txt")
+    if not dangling:
+        target.write_text("keep me\n", encoding="utf-8")
+    link = tmp_path / "report.html"
+    link.symlink_to(target)
+    for extra in ((), ("--force",)):
+        done = report(root, "-o", str(link), *extra)
+        assert_one_line_error(done, naming=[str(link), "symbolic link"])
+        assert link.is_symlink() and os.readlink(link) == str(target)
+    assert (not target.exists()) if dangling else target.read_text(encoding="utf-8") == "keep me\n"
+    assert leftovers(tmp_path) == []
+
+
+def test_escape_a_planted_temporary_link_is_never_written_through(tmp_path: Path) -> None:
+    root = usecase_with_runs(tmp_path / "uc")
+    victim = planted_link(tmp_path / "site" / ".report.html.tmp")  # the name the page's temp file once had
+    done = report(root, "-o", str(tmp_path / "site" / "report.html"))
+    assert done.code == 0, str(done)
+    assert victim.read_text(encoding="utf-8") == "keep me\n"
+
+
+@pytest.mark.parametrize("case", ["folder", "under-a-file", "name-too-long"])
+def test_traceback_report_to_an_unwritable_place_is_one_line_and_leaves_nothing(tmp_path: Path, case: str) -> None:
+    root = usecase_with_runs(tmp_path / "uc")
+    where = tmp_path / "place"
+    where.mkdir()
+    (where / "file").write_text("x", encoding="utf-8")
+    output = {"folder": where, "under-a-file": where / "file" / "r.html",
+              "name-too-long": where / ("r" * 300 + ".html")}[case]
+    done = report(root, "-o", str(output))
+    assert_one_line_error(done, naming=[str(output)])
+    assert "[Errno" not in done.err
+    assert sorted(p.name for p in where.iterdir()) == ["file"]
+
+
+# --- spark init-script and spark jars ----------------------------------------------------------
+
+FAKE_JARS = """
+import sys
+from pathlib import Path
+from ubunye.spark import jar
+folder = Path(sys.argv[1])
+infos = [jar.JarInfo(folder / "ubunye-spark_3.5_2.12-0.jar", "0", "3.5", "2.12",
+                     description=folder / "ubunye-spark_3.5_2.12-0.json")]
+jar.available_jars = lambda *a, **k: infos
+from ubunye.cli.app import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def spark(tmp_path: Path, *args: str) -> Result:
+    """``ubunye spark ARGS`` in a fresh process whose package holds one fake jar (and its JSON)."""
+    packaged = tmp_path / "packaged"
+    if not packaged.exists():
+        packaged.mkdir()
+        (packaged / "ubunye-spark_3.5_2.12-0.jar").write_bytes(b"jar bytes")
+        (packaged / "ubunye-spark_3.5_2.12-0.json").write_text("{}", encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-c", FAKE_JARS, str(packaged), "spark", *args], env=cli_env(),
+                          capture_output=True, text=True, timeout=120)
+    return Result(proc.returncode, proc.stdout, proc.stderr, list(args))
+
+
+def test_data_loss_init_script_keeps_an_edited_script_without_force(tmp_path: Path) -> None:
+    volume = tmp_path / "Volumes" / "main" / "tools"
+    first = spark(tmp_path, "init-script", "--volume", str(volume))
+    assert first.code == 0, str(first)
+    again = spark(tmp_path, "init-script", "--volume", str(volume))  # its own, unedited: replaced
+    assert again.code == 0, str(again)
+    script = volume / "install-ubunye.sh"
+    script.write_text(script.read_text(encoding="utf-8") + "echo the admin's line\n", encoding="utf-8")
+    edited = script.read_bytes()
+    done = spark(tmp_path, "init-script", "--volume", str(volume))
+    assert_one_line_error(done, naming=[str(script), "--force"])
+    assert script.read_bytes() == edited and leftovers(volume) == []
+    forced = spark(tmp_path, "init-script", "--volume", str(volume), "--force")
+    assert forced.code == 0 and b"admin" not in script.read_bytes(), str(forced)
+
+
+def planted_link(link: Path) -> Path:
+    """``link`` (its folder made) a symbolic link to a file beside its folder that must be kept."""
+    link.parent.mkdir(parents=True, exist_ok=True)
+    victim = link.parent.parent / "victim.txt"
+    victim.write_text("keep me\n", encoding="utf-8")
+    link.symlink_to(victim)
+    return victim
+
+
+def test_escape_init_script_never_writes_through_a_link(tmp_path: Path) -> None:
+    volume = tmp_path / "vol"
+    victim = planted_link(volume / "install-ubunye.sh")
+    for extra in ((), ("--force",)):
+        done = spark(tmp_path, "init-script", "--volume", str(volume), *extra)
+        assert_one_line_error(done, naming=[str(volume / "install-ubunye.sh"), "symbolic link"])
+    assert victim.read_text(encoding="utf-8") == "keep me\n"
+    assert not (volume / "jars").exists()  # refused before any jar was copied
+
+
+def test_escape_spark_jars_never_writes_through_a_link(tmp_path: Path) -> None:
+    target = tmp_path / "to"
+    victim = planted_link(target / "ubunye-spark_3.5_2.12-0.json")
+    done = spark(tmp_path, "jars", "--to", str(target), "--force")
+    assert_one_line_error(done, naming=["ubunye-spark_3.5_2.12-0.json", "symbolic link"])
+    assert victim.read_text(encoding="utf-8") == "keep me\n"
+    assert sorted(p.name for p in target.iterdir()) == ["ubunye-spark_3.5_2.12-0.json"]
