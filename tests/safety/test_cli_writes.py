@@ -139,6 +139,33 @@ def test_traceback_report_to_an_unwritable_place_is_one_line_and_leaves_nothing(
     assert sorted(p.name for p in where.iterdir()) == ["file"]
 
 
+# --- report page: bounded, direction controls escaped -------------------------------------------
+
+def test_report_page_shows_the_newest_runs_of_each_task_in_full_and_counts_the_rest(tmp_path: Path) -> None:
+    root = usecase_with_runs(tmp_path / "uc", runs=60)
+    page = tmp_path / "r.html"
+    done = report(root, "-o", str(page), "--json")
+    assert done.code == 0, str(done)
+    text = page.read_text(encoding="utf-8")
+    assert text.count('<script type="application/json" data-record="') == 50
+    assert "10 older runs" in text and json.loads(done.out)["runs"] == 60
+    few = report(root, "-o", str(page), "--runs", "5")
+    assert few.code == 0 and page.read_text(encoding="utf-8").count('<script type="application/json" data-record="') == 5, str(few)
+    bad = report(root, "-o", str(page), "--runs", "0")
+    assert bad.code == 2 and "Traceback" not in bad.err
+
+
+def test_report_shows_direction_controls_in_names_escaped(tmp_path: Path) -> None:
+    controls = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
+    root = usecase_with_runs(tmp_path / "uc", task="exe\u202etxt.sh", location=f"/lake/{controls}/out")
+    page = tmp_path / "r.html"
+    done = report(root, "-o", str(page))
+    assert done.code == 0, str(done)
+    text = page.read_text(encoding="utf-8")
+    assert not any(c in text for c in controls)
+    assert "exe\\u202etxt.sh" in text
+
+
 # --- spark init-script and spark jars ----------------------------------------------------------
 
 FAKE_JARS = """

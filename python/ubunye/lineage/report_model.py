@@ -36,6 +36,12 @@ SAME, CHANGED_WORD, UNKNOWN_WORD = "same", "changed", "unknown"
 _VERDICT = {UNCHANGED: SAME, CHANGED: CHANGED_WORD, MISSING: CHANGED_WORD,
             UNKNOWN: UNKNOWN_WORD, NOT_COMPARABLE: UNKNOWN_WORD}
 
+# How many of each task's newest runs the report shows in full (``lineage report --runs``).
+FULL_RUNS = 50
+
+# Unicode direction controls: shown as ``\\u202e`` text, never applied (a name that reads reversed).
+BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
+
 # Layout, in SVG user units.
 NODE_W, NODE_H, GAP_X, GAP_Y = 170, 44, 56, 18
 
@@ -55,7 +61,8 @@ class Report:
 
     @property
     def run_count(self) -> int:
-        return sum(len(t["runs"]) for t in self.tasks)
+        """Every run the report covers: those shown in full and the older ones counted."""
+        return sum(task_runs(t) for t in self.tasks)
 
     def data(self) -> dict[str, Any]:
         """Everything but the records, as the page's scripts read it."""
@@ -149,10 +156,13 @@ def _run_summary(key: str, before: Optional[RunRecord], record: RunRecord) -> di
 
 
 def build_report(source: RunSource, *, usecase: Optional[str] = None, package: Optional[str] = None,
-                 task: Optional[str] = None, since: Optional[str] = None) -> Report:
+                 task: Optional[str] = None, since: Optional[str] = None, full_runs: int = FULL_RUNS) -> Report:
     """The report of every task in ``source`` matching the filters (``since``: ``YYYY-MM-DD`` or
     an ISO time; runs started before it are left out, the one just before still gives the
-    first shown its verdict)."""
+    first shown its verdict). Each task's newest ``full_runs`` runs are shown in full; older
+    ones are only counted (``older``), so the page stays bounded however many runs there are."""
+    if full_runs < 1:
+        raise ValueError(f"full_runs must be at least 1, not {full_runs}")
     floor = parse_since(since) if since else None
     tasks: list[dict[str, Any]] = []
     records: dict[str, str] = {}
@@ -162,22 +172,22 @@ def build_report(source: RunSource, *, usecase: Optional[str] = None, package: O
         if (usecase and u != usecase) or (package and p != package) or (task and t != task):
             continue
         runs = sorted(source.list_runs(u, p, t), key=lambda r: (_started(r), r.run_id))
-        if not runs:
+        chosen = [i for i, record in enumerate(runs)
+                  if floor is None or (moment := _moment(record)) is None or moment >= floor]
+        if not chosen:
             continue
         task_path = f"{u}/{p}/{t}"
         task_id = f"t{len(tasks)}"
         shown, kept = [], []
-        for i, record in enumerate(runs):
-            moment = _moment(record)
-            if floor is not None and moment is not None and moment < floor:
-                continue
+        for i in chosen[-full_runs:]:
             key = f"{task_id}-{i}"
-            shown.append(_run_summary(key, runs[i - 1] if i else None, record))
-            kept.append(record)
-            records[key] = json.dumps(_masked_doc(record), ensure_ascii=False, separators=(",", ":"), default=str)
-        if not shown:
-            continue
-        tasks.append({"id": task_id, "path": task_path, "status": shown_status(kept[-1]), "runs": shown})
+            shown.append(_run_summary(key, runs[i - 1] if i else None, runs[i]))
+            kept.append(runs[i])
+            records[key] = json.dumps(_masked_doc(runs[i]), ensure_ascii=False, separators=(",", ":"), default=str)
+        entry = {"id": task_id, "path": task_path, "status": shown_status(kept[-1]), "runs": shown}
+        if len(chosen) > full_runs:
+            entry["older"] = _older([runs[i] for i in chosen[:-full_runs]])
+        tasks.append(entry)
         _add_datasets(task_id, task_path, kept, datasets, edges)
     layout, size = layout_graph([t["id"] for t in tasks], [d["id"] for d in datasets.values()], sorted(edges))
     tasks.sort(key=lambda t: (layout[t["id"]], t["path"]))  # upstream tasks first, as drawn
@@ -186,6 +196,21 @@ def build_report(source: RunSource, *, usecase: Optional[str] = None, package: O
     for node in datasets.values():
         del node["_seen"]
     return Report(tasks, list(datasets.values()), sorted(edges), layout, size, records, filters)
+
+
+def task_runs(task: dict[str, Any]) -> int:
+    """How many runs a task of the report has: shown in full and older ones counted."""
+    return len(task["runs"]) + task.get("older", {}).get("count", 0)
+
+
+def _older(runs: list[RunRecord]) -> dict[str, Any]:
+    """The runs not shown in full, counted: how many, by status, the first and last start."""
+    statuses: dict[str, int] = {}
+    for record in runs:
+        status = str(shown_status(record))
+        statuses[status] = statuses.get(status, 0) + 1
+    return {"count": len(runs), "statuses": dict(sorted(statuses.items())),
+            "first": runs[0].started_at, "last": runs[-1].started_at}
 
 
 def _masked_doc(record: RunRecord) -> dict[str, Any]:
@@ -280,8 +305,19 @@ def _iterative_depth(start: str, preds: dict[str, list[str]], layer: dict[str, i
         stack.pop()
 
 
+def visible(text: str, backslash: str = "\\") -> str:
+    """``text`` with every direction control (:data:`BIDI`) written out as ``\\u202e`` (its
+    backslash as ``backslash``: two inside a JSON string, which then reads as one)."""
+    if not any(c in text for c in BIDI):
+        return text
+    return "".join(f"{backslash}u{ord(c):04x}" if c in BIDI else c for c in text)
+
+
 def script_safe(text: str) -> str:
-    """A JSON text made safe inside a ``<script>`` element (no ``</script>``, no ``<!--``)."""
+    """A JSON text made safe inside a ``<script>`` element (no ``</script>``, no ``<!--``); a
+    direction control inside a string becomes the text ``\\u202e`` (the page shows it, never
+    applies it)."""
+    text = visible(text, "\\\\")
     return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
 

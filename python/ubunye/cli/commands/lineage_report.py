@@ -8,6 +8,7 @@ import click
 
 from ubunye.cli.lineage_options import lineage_errors, make_store, store_options, task_options
 from ubunye.cli.render import echo, emit_json, fail
+from ubunye.lineage.report_model import FULL_RUNS
 
 
 @click.command("report")
@@ -16,11 +17,13 @@ from ubunye.cli.render import echo, emit_json, fail
 @click.option("--since", default=None, help="Only runs started at or after this date (YYYY-MM-DD) or time.")
 @click.option("-o", "--output", "output", type=click.Path(path_type=Path), default=Path("lineage-report.html"),
               show_default=True, help="The HTML file to write (a page written before is replaced).")
+@click.option("--runs", "full_runs", type=click.IntRange(min=1), default=FULL_RUNS, show_default=True,
+              help="How many of each task's newest runs the page shows in full; older ones are counted.")
 @click.option("--force", is_flag=True, help="Overwrite the output file even if this command did not write it.")
 @lineage_errors
 def report_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool, usecase: Optional[str],
                    package: Optional[str], task: Optional[str], since: Optional[str], output: Path,
-                   force: bool) -> None:
+                   full_runs: int, force: bool) -> None:
     """The graph of tasks and datasets, each task's runs, history and verdicts, as one HTML file."""
     from ubunye.lineage.report_html import PAGE_MARK, render_page
     from ubunye.userwrites import write_file
@@ -31,8 +34,8 @@ def report_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool
     if package is not None and usecase is None:
         fail("-p needs -u: a package is named by usecase/package")
     store = make_store(usecase_dir, lineage_dir)
-    report = build_report(store, usecase=usecase, package=package,
-                          task=task, since=since)
+    report = build_report(store, usecase=usecase, package=package, task=task, since=since,
+                          full_runs=full_runs)
     page = render_page(report)
     # a page made by this command before is replaced; any other file only with --force; never in the store
     write_file(output, page.encode("utf-8"), own=lambda head: head.startswith(PAGE_MARK.encode()), force=force,

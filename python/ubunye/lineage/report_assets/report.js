@@ -187,7 +187,8 @@
       tr.addEventListener("click", function () { drill(r); });
       body.appendChild(tr);
     });
-    root.querySelector(".run-count").textContent = rows.length + " of " + t.runs.length + " runs";
+    root.querySelector(".run-count").textContent = rows.length + " of " + t.runs.length + " runs" +
+      (t.older ? " (" + t.older.count + " older runs counted only)" : "");
   }
 
   // ---- drill-down ------------------------------------------------------------------------------
