@@ -46,6 +46,20 @@ def os_error(exc: OSError, path: Optional[PathLike] = None) -> UserFileError:
     return UserFileError(os.fsdecode(where) if where is not None else "?", reason)
 
 
+def folder_error(path: PathLike, what: str) -> Optional[str]:
+    """None when ``path`` is a folder; else one line saying why not: ``no <what> <path>`` when
+    nothing is there, ``<path>: <reason>`` for a loop of links, a file, a name too long."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return f"no {what} {path}"
+    except OSError as exc:
+        return str(os_error(exc, path))
+    if stat.S_ISDIR(info.st_mode):
+        return None
+    return f"{path}: is {_kind(info.st_mode)}; expected the {what}"
+
+
 def _kind(mode: int) -> str:
     if stat.S_ISDIR(mode):
         return "a folder"
@@ -55,6 +69,8 @@ def _kind(mode: int) -> str:
         return "a device"
     if stat.S_ISSOCK(mode):
         return "a socket"
+    if stat.S_ISREG(mode):
+        return "a file"
     return "not a regular file"
 
 

@@ -235,3 +235,58 @@ def test_escape_spark_jars_never_writes_through_a_link(tmp_path: Path) -> None:
     assert_one_line_error(done, naming=["ubunye-spark_3.5_2.12-0.json", "symbolic link"])
     assert victim.read_text(encoding="utf-8") == "keep me\n"
     assert sorted(p.name for p in target.iterdir()) == ["ubunye-spark_3.5_2.12-0.json"]
+
+
+# --- errno lines: a loop of links, a name in another encoding ---------------------------------
+
+def loop(path: Path) -> Path:
+    """``path`` a symbolic link to itself (every open of it fails with ELOOP)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.symlink_to(path.name)
+    return path
+
+
+@pytest.mark.parametrize("command", [["lineage", "list"], ["lineage", "search"], ["lineage", "openlineage"]])
+def test_traceback_a_store_that_is_a_loop_of_links_is_one_line_naming_it(tmp_path: Path, command: list) -> None:
+    store = loop(tmp_path / "uc" / ".ubunye" / "lineage")
+    done = cli(*command, "-d", str(tmp_path / "uc"))
+    assert_one_line_error(done, naming=[str(store), "symbolic links"])
+    assert "[Errno" not in done.err
+
+
+def test_traceback_a_task_folder_that_is_a_loop_of_links_is_one_line_naming_it(tmp_path: Path) -> None:
+    task = loop(tmp_path / "uc" / "shop" / "orders" / "t")
+    for args in (["run", "-d", str(tmp_path / "uc"), "-u", "shop", "-p", "orders", "-t", "t"],
+                 ["--task-dir", str(task)]):
+        done = cli(*args)
+        assert_one_line_error(done, naming=[str(task), "symbolic links"])
+    checked = cli("validate", "-d", str(tmp_path / "uc"), "-u", "shop", "-p", "orders", "-t", "t")
+    assert checked.code == 1 and "symbolic links" in checked.text, str(checked)
+
+
+def test_traceback_hash_of_a_loop_of_links_says_so_in_one_line(tmp_path: Path) -> None:
+    done = cli("hash", str(loop(tmp_path / "data")))
+    assert_one_line_error(done, naming=[str(tmp_path / "data"), "symbolic links"])
+
+
+def test_hash_of_a_folder_named_in_another_encoding_works(tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"a": [1, 2]}), tmp_path / "part.parquet")
+    folder = os.path.join(os.fsencode(tmp_path), b"caf\xe9")  # Latin-1, not UTF-8
+    os.mkdir(folder)
+    os.rename(tmp_path / "part.parquet", os.path.join(folder, b"part.parquet"))
+    done = cli("hash", os.fsdecode(folder), "--json")
+    assert done.code == 0 and "Traceback" not in done.err, str(done)
+    assert json.loads(done.out)["row_count"] == 2
+
+
+def test_traceback_an_errno_no_command_caught_is_one_line_naming_the_path(capsys: pytest.CaptureFixture) -> None:
+    import errno
+
+    from ubunye.cli.app import internal_error
+
+    code = internal_error(OSError(errno.ENOSPC, "No space left on device", "/full/disk/file"))
+    err = capsys.readouterr().err
+    assert code == 2 and err == "error: /full/disk/file: No space left on device\n"
