@@ -101,8 +101,8 @@ def write_file(path: PathLike, data: bytes, *, own: Callable[[bytes], bool] = la
         _put(path, data, replace=head is not None)
     except UserFileError:
         raise
-    except OSError as exc:
-        raise os_error(exc, path) from None
+    except OSError as exc:  # named for the path asked for (not the temporary file's name)
+        raise UserFileError(path, exc.strerror or str(exc)) from None
     return True
 
 
@@ -126,7 +126,8 @@ def _same_bytes(path: Path, data: bytes) -> bool:
 
 
 def _put(path: Path, data: bytes, *, replace: bool) -> None:
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    # a short name of its own: a path of the longest name a folder allows can still be written
+    fd, temp = tempfile.mkstemp(prefix=".ubunye-", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             if hasattr(os, "fchmod"):

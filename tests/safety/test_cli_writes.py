@@ -139,6 +139,14 @@ def test_traceback_report_to_an_unwritable_place_is_one_line_and_leaves_nothing(
     assert sorted(p.name for p in where.iterdir()) == ["file"]
 
 
+def test_report_to_a_name_of_the_longest_length_a_folder_allows_is_written(tmp_path: Path) -> None:
+    root = usecase_with_runs(tmp_path / "uc")
+    page = tmp_path / "site" / ("r" * 250 + ".html")  # 255 bytes: NAME_MAX
+    done = report(root, "-o", str(page))
+    assert done.code == 0, str(done)
+    assert page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>") and leftovers(page.parent) == []
+
+
 # --- report page: bounded, direction controls escaped -------------------------------------------
 
 def test_report_page_shows_the_newest_runs_of_each_task_in_full_and_counts_the_rest(tmp_path: Path) -> None:
