@@ -95,15 +95,30 @@ def write_file(path: PathLike, data: bytes, *, own: Callable[[bytes], bool] = la
     head = check_writable(path, own=own, force=force, protected=protected, data=data, what=what)
     if head is not None and head == data[:HEAD] and _same_bytes(path, data):
         return False
+    made = _missing(path.parent)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         check_not_protected(path, protected)  # a folder just made: where it really is
         _put(path, data, replace=head is not None)
-    except UserFileError:
-        raise
-    except OSError as exc:  # named for the path asked for (not the temporary file's name)
-        raise UserFileError(path, exc.strerror or str(exc)) from None
+    except (UserFileError, OSError) as exc:
+        for folder in made:  # a failed write leaves no folder it made behind (deepest first)
+            try:
+                os.rmdir(folder)
+            except OSError:
+                break
+        if isinstance(exc, UserFileError):
+            raise
+        raise UserFileError(path, exc.strerror or str(exc)) from None  # the path asked for, not the temp file's
     return True
+
+
+def _missing(folder: Path) -> list[Path]:
+    """The folders ``mkdir(parents=True)`` of ``folder`` would make, deepest first."""
+    missing = []
+    while not os.path.lexists(folder) and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    return missing
 
 
 def _same_bytes(path: Path, data: bytes) -> bool:

@@ -125,14 +125,15 @@ def test_escape_a_planted_temporary_link_is_never_written_through(tmp_path: Path
     assert victim.read_text(encoding="utf-8") == "keep me\n"
 
 
-@pytest.mark.parametrize("case", ["folder", "under-a-file", "name-too-long"])
+@pytest.mark.parametrize("case", ["folder", "under-a-file", "name-too-long", "new-folders-then-too-long"])
 def test_traceback_report_to_an_unwritable_place_is_one_line_and_leaves_nothing(tmp_path: Path, case: str) -> None:
     root = usecase_with_runs(tmp_path / "uc")
     where = tmp_path / "place"
     where.mkdir()
     (where / "file").write_text("x", encoding="utf-8")
     output = {"folder": where, "under-a-file": where / "file" / "r.html",
-              "name-too-long": where / ("r" * 300 + ".html")}[case]
+              "name-too-long": where / ("r" * 300 + ".html"),
+              "new-folders-then-too-long": where / "new" / "deeper" / ("r" * 300 + ".html")}[case]
     done = report(root, "-o", str(output))
     assert_one_line_error(done, naming=[str(output)])
     assert "[Errno" not in done.err
@@ -298,3 +299,22 @@ def test_traceback_an_errno_no_command_caught_is_one_line_naming_the_path(capsys
     code = internal_error(OSError(errno.ENOSPC, "No space left on device", "/full/disk/file"))
     err = capsys.readouterr().err
     assert code == 2 and err == "error: /full/disk/file: No space left on device\n"
+
+
+def test_a_mount_without_link_or_rename_still_gets_the_file_and_its_replacement(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+
+    from ubunye import userwrites
+
+    def unsupported(*args: object) -> None:
+        raise OSError(errno.ENOSYS, "Function not implemented")
+
+    monkeypatch.setattr(userwrites.os, "link", unsupported)
+    monkeypatch.setattr(userwrites.os, "replace", unsupported)
+    page = tmp_path / "vol" / "page.html"
+    mine = lambda head: head.startswith(b"mine")  # noqa: E731
+    assert userwrites.write_file(page, b"mine 1", own=mine) and page.read_bytes() == b"mine 1"
+    assert userwrites.write_file(page, b"mine 2", own=mine) and page.read_bytes() == b"mine 2"
+    assert not userwrites.write_file(page, b"mine 2", own=mine)  # the same bytes: nothing written
+    assert leftovers(page.parent) == [] and sorted(p.name for p in page.parent.iterdir()) == ["page.html"]
