@@ -289,6 +289,10 @@ def test_hash_of_a_folder_named_in_another_encoding_works(tmp_path: Path) -> Non
     done = cli("hash", os.fsdecode(folder), "--json")
     assert done.code == 0 and "Traceback" not in done.err, str(done)
     assert json.loads(done.out)["row_count"] == 2
+    strict = cli("hash", os.fsdecode(folder), env={"PYTHONIOENCODING": "utf-8"})  # a desktop's en_US.UTF-8
+    assert strict.code == 0 and "caf\\xe9" in strict.out and "Traceback" not in strict.err, str(strict)
+    missing = cli("hash", os.fsdecode(folder) + "/nope", env={"PYTHONIOENCODING": "utf-8"})
+    assert_one_line_error(missing, naming=["caf\\xe9/nope"])
 
 
 def test_traceback_an_errno_no_command_caught_is_one_line_naming_the_path(capsys: pytest.CaptureFixture) -> None:

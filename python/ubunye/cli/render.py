@@ -85,6 +85,28 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], *, colour_colum
     return "\n".join(lines)
 
 
+def printable(text: str) -> str:
+    """``text`` as any UTF-8 terminal prints it: a byte of a file name that is not UTF-8 (Python
+    holds it as a lone surrogate, which a strict stream refuses) is shown as ``\\xff``."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        try:
+            return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        except UnicodeEncodeError:  # a surrogate no file name holds
+            return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _json_printable(text: str) -> str:
+    """A JSON text with every lone surrogate as its ``\\udcff`` escape (still the same JSON)."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return "".join(f"\\u{ord(c):04x}" if "\ud800" <= c <= "\udfff" else c for c in text)
+
+
 def emit_json(command: str, payload: dict[str, Any]) -> None:
     """Print exactly one JSON document: ``schema_version``, ``command`` and the payload
     (every string masked; ids and hashes kept)."""
@@ -95,18 +117,18 @@ def json_document(document: Any, **dumps: Any) -> None:
     """Print one JSON document as given (every string masked; ids and hashes kept)."""
     plain = json.loads(json.dumps(document, ensure_ascii=False, default=str))
     options = {"indent": 2, "ensure_ascii": False, **dumps}
-    click.echo(json.dumps(current().doc(plain), **options))
+    click.echo(_json_printable(json.dumps(current().doc(plain), **options)))
 
 
 def echo(text: Any = "", *, err: bool = False, nl: bool = True) -> None:
     """A line of human output (masked) on stdout, or on stderr with ``err``."""
-    click.echo(current().text(text), err=err, nl=nl)
+    click.echo(printable(current().text(text)), err=err, nl=nl)
 
 
 def warn(message: str) -> None:
     """One warning line on stderr (masked)."""
     label = paint('warning:', 'unknown') if use_colour(sys.stderr) else 'warning:'
-    click.echo(f"{label} {current().text(message)}", err=True)
+    click.echo(printable(f"{label} {current().text(message)}"), err=True)
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -114,5 +136,5 @@ def fail(message: str, code: int = 2) -> NoReturn:
     with ``code`` (2: error or usage)."""
     masked = current().text(str(message))
     first = " ".join(masked.split("\n")[0].split()) or "error"
-    click.echo(f"error: {current().text(first)}", err=True)
+    click.echo(printable(f"error: {current().text(first)}"), err=True)
     raise SystemExit(code)
