@@ -175,6 +175,14 @@ def test_report_shows_direction_controls_in_names_escaped(tmp_path: Path) -> Non
     assert "exe\\u202etxt.sh" in text
 
 
+def test_the_terminal_shows_direction_controls_in_names_escaped(tmp_path: Path) -> None:
+    root = usecase_with_runs(tmp_path / "uc", task="exe\u202etxt.sh")
+    shown = cli("lineage", "search", "-d", str(root))
+    assert shown.code == 0 and "u/p/exe\\u202etxt.sh  r001" in shown.out and "\u202e" not in shown.out, str(shown)
+    doc = cli("lineage", "show", "-d", str(root))  # JSON: the same value, the control as its \u escape
+    assert doc.code == 0 and "\u202e" not in doc.out and json.loads(doc.out)["task_name"] == "exe\u202etxt.sh"
+
+
 # --- spark init-script and spark jars ----------------------------------------------------------
 
 FAKE_JARS = """

@@ -17,6 +17,7 @@ from typing import Any, NoReturn, Optional, Sequence
 
 import click
 
+from ubunye._names import BIDI, visible
 from ubunye.masking import current
 
 JSON_SCHEMA_VERSION = 1
@@ -57,7 +58,7 @@ def cell(value: Any) -> str:
         return "-"
     if isinstance(value, float):
         return f"{value:.3f}".rstrip("0").rstrip(".") if value else "0"
-    return str(value)
+    return visible(str(value))  # written out before the columns are measured
 
 
 def short_hash(value: Optional[str], width: int = 12) -> str:
@@ -86,8 +87,10 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], *, colour_colum
 
 
 def printable(text: str) -> str:
-    """``text`` as any UTF-8 terminal prints it: a byte of a file name that is not UTF-8 (Python
-    holds it as a lone surrogate, which a strict stream refuses) is shown as ``\\xff``."""
+    """``text`` as any UTF-8 terminal prints it: a direction control written out (``\\u202e``:
+    a name never reads reversed), a byte of a file name that is not UTF-8 (Python holds it as a
+    lone surrogate, which a strict stream refuses) shown as ``\\xff``."""
+    text = visible(text)
     try:
         text.encode("utf-8")
         return text
@@ -99,12 +102,9 @@ def printable(text: str) -> str:
 
 
 def _json_printable(text: str) -> str:
-    """A JSON text with every lone surrogate as its ``\\udcff`` escape (still the same JSON)."""
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        return "".join(f"\\u{ord(c):04x}" if "\ud800" <= c <= "\udfff" else c for c in text)
+    """A JSON text with every lone surrogate and direction control as its ``\\u`` escape (the
+    same JSON value; a terminal shows it unreversed and a strict stream takes it)."""
+    return "".join(f"\\u{ord(c):04x}" if "\ud800" <= c <= "\udfff" or c in BIDI else c for c in text)
 
 
 def emit_json(command: str, payload: dict[str, Any]) -> None:

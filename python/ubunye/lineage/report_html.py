@@ -14,7 +14,8 @@ from datetime import datetime, timezone
 from importlib import resources
 from typing import Any
 
-from ubunye.lineage.report_model import NODE_H, NODE_W, Report, script_safe, task_runs, to_json_text, visible
+from ubunye._names import visible
+from ubunye.lineage.report_model import NODE_H, NODE_W, Report, script_safe, task_runs, to_json_text
 
 _STATUSES = ("success", "error", "running", "interrupted", "abandoned")
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Iterable, Optional
 
+from ubunye._names import visible
 from ubunye.lineage.compare import (
     CHANGED, MISSING, NOT_COMPARABLE, UNCHANGED, UNKNOWN, compare_run_steps, describe_problem,
 )
@@ -38,9 +39,6 @@ _VERDICT = {UNCHANGED: SAME, CHANGED: CHANGED_WORD, MISSING: CHANGED_WORD,
 
 # How many of each task's newest runs the report shows in full (``lineage report --runs``).
 FULL_RUNS = 50
-
-# Unicode direction controls: shown as ``\\u202e`` text, never applied (a name that reads reversed).
-BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
 
 # Layout, in SVG user units.
 NODE_W, NODE_H, GAP_X, GAP_Y = 170, 44, 56, 18
@@ -303,14 +301,6 @@ def _iterative_depth(start: str, preds: dict[str, list[str]], layer: dict[str, i
         layer[node] = 1 + max((layer[p] for p in parents if p in layer), default=-1)
         on_path.discard(node)
         stack.pop()
-
-
-def visible(text: str, backslash: str = "\\") -> str:
-    """``text`` with every direction control (:data:`BIDI`) written out as ``\\u202e`` (its
-    backslash as ``backslash``: two inside a JSON string, which then reads as one)."""
-    if not any(c in text for c in BIDI):
-        return text
-    return "".join(f"{backslash}u{ord(c):04x}" if c in BIDI else c for c in text)
 
 
 def script_safe(text: str) -> str:
