@@ -101,19 +101,21 @@ def test_report_replaces_its_own_page_without_force(tmp_path: Path) -> None:
     assert page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>") and leftovers(page.parent) == []
 
 
-@pytest.mark.parametrize("dangling", [False, True])
-def test_escape_report_onto_a_symbolic_link_is_refused_and_the_link_kept(tmp_path: Path, dangling: bool) -> None:
+@pytest.mark.parametrize("points_to", ["a file", "nothing", "a record in the store"])
+def test_escape_report_onto_a_symbolic_link_is_refused_and_the_link_kept(tmp_path: Path, points_to: str) -> None:
     root = usecase_with_runs(tmp_path / "uc")
-    target = tmp_path / ("nowhere" if dangling else "victim.txt")
-    if not dangling:
+    target = {"a file": tmp_path / "victim.txt", "nothing": tmp_path / "nowhere",
+              "a record in the store": run_file(root)}[points_to]
+    if points_to == "a file":
         target.write_text("keep me\n", encoding="utf-8")
+    before = target.read_bytes() if target.exists() else None
     link = tmp_path / "report.html"
     link.symlink_to(target)
     for extra in ((), ("--force",)):
         done = report(root, "-o", str(link), *extra)
-        assert_one_line_error(done, naming=[str(link), "symbolic link"])
+        assert_one_line_error(done, naming=[str(link)])
         assert link.is_symlink() and os.readlink(link) == str(target)
-    assert (not target.exists()) if dangling else target.read_text(encoding="utf-8") == "keep me\n"
+    assert (target.read_bytes() if target.exists() else None) == before
     assert leftovers(tmp_path) == []
 
 
