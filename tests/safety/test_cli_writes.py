@@ -332,3 +332,23 @@ def test_a_mount_without_link_or_rename_still_gets_the_file_and_its_replacement(
     assert userwrites.write_file(page, b"mine 2", own=mine) and page.read_bytes() == b"mine 2"
     assert not userwrites.write_file(page, b"mine 2", own=mine)  # the same bytes: nothing written
     assert leftovers(page.parent) == [] and sorted(p.name for p in page.parent.iterdir()) == ["page.html"]
+
+
+@pytest.mark.parametrize("command", ["jars", "init-script"])
+def test_data_loss_spark_jars_and_init_script_never_write_into_a_record_store(tmp_path: Path, command: str) -> None:
+    root = usecase_with_runs(tmp_path / "uc")
+    task = run_file(root).parent
+    before = sorted(p.name for p in task.iterdir())
+    args = ["--to", str(task)] if command == "jars" else ["--volume", str(task)]
+    done = spark(tmp_path, command, *args, "--force")  # a .json beside the records would read as a damaged run
+    assert_one_line_error(done, naming=[str(task), "store"])
+    assert sorted(p.name for p in task.iterdir()) == before
+
+
+def test_data_loss_report_into_another_store_is_refused(tmp_path: Path) -> None:
+    root = usecase_with_runs(tmp_path / "uc")
+    other = usecase_with_runs(tmp_path / "other")  # its store is not the one read
+    page = run_file(other).parent / "report.html"
+    done = report(root, "-o", str(page), "--force")
+    assert_one_line_error(done, naming=[str(page), "store"])
+    assert not page.exists()

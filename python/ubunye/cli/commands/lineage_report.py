@@ -28,6 +28,7 @@ def report_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool
     from ubunye.lineage.report_html import PAGE_MARK, render_page
     from ubunye.userwrites import write_file
     from ubunye.lineage.report_model import build_report
+    from ubunye.lineage.store import stores_around
 
     if task is not None and (usecase is None or package is None):
         fail("-t needs -u and -p: a task is named by usecase/package/task")
@@ -39,7 +40,8 @@ def report_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool
     page = render_page(report)
     # a page made by this command before is replaced; any other file only with --force; never in the store
     write_file(output, page.encode("utf-8"), own=lambda head: head.startswith(PAGE_MARK.encode()), force=force,
-               protected=[store.root] if isinstance(store.root, Path) else [], what="ubunye lineage report")
+               protected=[*([store.root] if isinstance(store.root, Path) else []), *stores_around(output)],
+               what="ubunye lineage report")
     summary = {"output": str(output), "tasks": len(report.tasks), "datasets": len(report.datasets),
                "runs": report.run_count, "bytes": len(page.encode("utf-8"))}
     if as_json:

@@ -27,6 +27,7 @@ SCRIPT_NAME = "install-ubunye.sh"
 def init_script_command(folder: str, to_stdout: bool, force: bool) -> None:
     """Put every jar on a volume and write the init script that picks the cluster's jar."""
     from ubunye._version import __version__
+    from ubunye.lineage.store import stores_around
     from ubunye.spark.init_script import init_script, is_unedited
     from ubunye.spark.jar import JarError, copy_jars
     from ubunye.userfiles import UserFileError
@@ -41,10 +42,11 @@ def init_script_command(folder: str, to_stdout: bool, force: bool) -> None:
     root = Path(folder)
     script = root / SCRIPT_NAME
     data = text.encode("utf-8")
-    mine = {"own": is_unedited, "force": force, "what": "ubunye spark init-script"}
+    stores = stores_around(root)  # never into a record store
+    mine = {"own": is_unedited, "force": force, "protected": stores, "what": "ubunye spark init-script"}
     try:
         check_writable(script, data=data, **mine)  # refused before any jar is copied
-        copies = copy_jars(root / "jars", force=force)
+        copies = copy_jars(root / "jars", force=force, protected=stores)
         write_file(script, data, **mine)  # the script written before, unedited, is replaced; another only with --force
     except (JarError, UserFileError) as exc:
         fail(str(exc))

@@ -19,11 +19,12 @@ from ubunye.cli.render import echo, fail
 @click.option("--force", is_flag=True, help="Overwrite files of the same name with other content.")
 def jars_command(target: Path, force: bool) -> None:
     """Copy every packaged plugin jar (and its JSON) into a folder; print each copy."""
+    from ubunye.lineage.store import stores_around
     from ubunye.spark.jar import JarError, copy_jars
     from ubunye.userfiles import UserFileError
 
     try:
-        copies = copy_jars(target, force=force)
+        copies = copy_jars(target, force=force, protected=stores_around(target))  # never into a record store
     except (JarError, UserFileError) as exc:
         fail(str(exc))
     for copy in copies:
