@@ -23,7 +23,6 @@ from __future__ import annotations
 import errno
 import os
 import stat
-import tempfile
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
@@ -141,14 +140,9 @@ def _same_bytes(path: Path, data: bytes) -> bool:
 
 
 def _put(path: Path, data: bytes, *, replace: bool) -> None:
-    # a short name of its own: a path of the longest name a folder allows can still be written
-    fd, temp = tempfile.mkstemp(prefix=".ubunye-", suffix=".tmp", dir=path.parent)
+    fd, temp = _new_temp(path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
-            if hasattr(os, "fchmod"):
-                mask = os.umask(0)
-                os.umask(mask)
-                os.fchmod(handle.fileno(), 0o666 & ~mask)  # mkstemp makes 0600; as open() would
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
@@ -169,6 +163,20 @@ def _put(path: Path, data: bytes, *, replace: bool) -> None:
             os.unlink(temp)
         except OSError:
             pass
+
+
+def _new_temp(folder: Path) -> tuple[int, str]:
+    """A new file of a short name of its own (a path of the longest name a folder allows can
+    still be written), created exclusively and never through a link, with the mode ``open()``
+    gives (0666 less the umask, which the kernel applies: no process-wide umask change)."""
+    for _ in range(100):
+        temp = os.path.join(folder, f".ubunye-{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0),
+                           0o666), temp
+        except FileExistsError:
+            continue
+    raise UserFileError(folder, "no free name for a temporary file")
 
 
 def _put_exclusive(path: Path, data: bytes, *, replace: bool) -> None:

@@ -99,6 +99,13 @@ def test_report_replaces_its_own_page_without_force(tmp_path: Path) -> None:
         done = report(root, "-o", str(page))
         assert done.code == 0, str(done)
     assert page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>") and leftovers(page.parent) == []
+    assert page.stat().st_mode & 0o777 == 0o666 & ~current_umask()  # as open() makes a file
+
+
+def current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 @pytest.mark.parametrize("points_to", ["a file", "nothing", "a record in the store"])
