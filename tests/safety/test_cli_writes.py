@@ -173,6 +173,19 @@ def test_report_page_shows_the_newest_runs_of_each_task_in_full_and_counts_the_r
     assert bad.code == 2 and "Traceback" not in bad.err
 
 
+def test_report_page_holds_at_most_its_budget_of_whole_records(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ubunye.lineage import report_model
+    from ubunye.lineage.report_html import render_page
+
+    root = usecase_with_runs(tmp_path / "uc", runs=5)
+    store = FileStore(root / ".ubunye" / "lineage")
+    one = len(next(iter(report_model.build_report(store).records.values())))
+    monkeypatch.setattr(report_model, "RECORD_BYTES", 2 * one + 10)  # two records' worth (a forged store's are 10 MB)
+    built = report_model.build_report(store)
+    assert len(built.records) == 2 and built.run_count == 5 and len(built.tasks[0]["runs"]) == 5
+    assert "3 runs' whole records left out" in render_page(built)
+
+
 def test_report_shows_direction_controls_in_names_escaped(tmp_path: Path) -> None:
     controls = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
     root = usecase_with_runs(tmp_path / "uc", task="exe\u202etxt.sh", location=f"/lake/{controls}/out")

@@ -40,6 +40,9 @@ _VERDICT = {UNCHANGED: SAME, CHANGED: CHANGED_WORD, MISSING: CHANGED_WORD,
 # How many of each task's newest runs the report shows in full (``lineage report --runs``).
 FULL_RUNS = 50
 
+# How many characters of whole records one page holds at most (forged or huge records included).
+RECORD_BYTES = 64 * 2**20
+
 # Layout, in SVG user units.
 NODE_W, NODE_H, GAP_X, GAP_Y = 170, 44, 56, 18
 
@@ -55,7 +58,7 @@ class Report:
     size: tuple[float, float]
     records: dict[str, str] = field(default_factory=dict)  # record key -> masked record JSON
     filters: dict[str, Any] = field(default_factory=dict)
-    skipped: list[str] = field(default_factory=list)  # damaged record files, one line each
+    skipped: list[str] = field(default_factory=list)  # what the page leaves out (damaged files, records), one line each
 
     @property
     def run_count(self) -> int:
@@ -164,6 +167,7 @@ def build_report(source: RunSource, *, usecase: Optional[str] = None, package: O
     floor = parse_since(since) if since else None
     tasks: list[dict[str, Any]] = []
     records: dict[str, str] = {}
+    held, left_out = 0, 0
     datasets: dict[str, dict[str, Any]] = {}
     edges: set[tuple[str, str]] = set()
     for u, p, t in source.iter_tasks():
@@ -181,7 +185,12 @@ def build_report(source: RunSource, *, usecase: Optional[str] = None, package: O
             key = f"{task_id}-{i}"
             shown.append(_run_summary(key, runs[i - 1] if i else None, runs[i]))
             kept.append(runs[i])
-            records[key] = json.dumps(_masked_doc(runs[i]), ensure_ascii=False, separators=(",", ":"), default=str)
+            text = json.dumps(_masked_doc(runs[i]), ensure_ascii=False, separators=(",", ":"), default=str)
+            if held + len(text) <= RECORD_BYTES:
+                records[key] = text
+                held += len(text)
+            else:  # the page's records are bounded too: this run's table row stays, its record does not
+                left_out += 1
         entry = {"id": task_id, "path": task_path, "status": shown_status(kept[-1]), "runs": shown}
         if len(chosen) > full_runs:
             entry["older"] = _older([runs[i] for i in chosen[:-full_runs]])
@@ -193,7 +202,9 @@ def build_report(source: RunSource, *, usecase: Optional[str] = None, package: O
                                   ("since", since)) if v}
     for node in datasets.values():
         del node["_seen"]
-    return Report(tasks, list(datasets.values()), sorted(edges), layout, size, records, filters)
+    skipped = [f"{left_out} runs' whole records left out (the page holds at most {RECORD_BYTES // 2**20} MB "
+               "of records): ubunye lineage show prints them"] if left_out else []
+    return Report(tasks, list(datasets.values()), sorted(edges), layout, size, records, filters, skipped)
 
 
 def task_runs(task: dict[str, Any]) -> int:
