@@ -126,6 +126,14 @@ def test_escape_report_onto_a_symbolic_link_is_refused_and_the_link_kept(tmp_pat
     assert leftovers(tmp_path) == []
 
 
+def test_report_refuses_its_output_before_reading_the_store(tmp_path: Path) -> None:
+    root = usecase_with_runs(tmp_path / "uc")
+    loop(run_file(root).parent / "zz.json")  # a record no one can read: reading the store fails
+    victim = root / "u" / "p" / "t" / "config.yaml"
+    done = report(root, "-o", str(victim))
+    assert_one_line_error(done, naming=[str(victim), "--force"])
+
+
 def test_escape_a_planted_temporary_link_is_never_written_through(tmp_path: Path) -> None:
     root = usecase_with_runs(tmp_path / "uc")
     victim = planted_link(tmp_path / "site" / ".report.html.tmp")  # the name the page's temp file once had

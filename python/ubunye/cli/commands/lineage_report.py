@@ -26,22 +26,23 @@ def report_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool
                    full_runs: int, force: bool) -> None:
     """The graph of tasks and datasets, each task's runs, history and verdicts, as one HTML file."""
     from ubunye.lineage.report_html import PAGE_MARK, render_page
-    from ubunye.userwrites import write_file
     from ubunye.lineage.report_model import build_report
     from ubunye.lineage.store import stores_around
+    from ubunye.userwrites import check_writable, write_file
 
     if task is not None and (usecase is None or package is None):
         fail("-t needs -u and -p: a task is named by usecase/package/task")
     if package is not None and usecase is None:
         fail("-p needs -u: a package is named by usecase/package")
     store = make_store(usecase_dir, lineage_dir)
+    # a page made by this command before is replaced; any other file only with --force; never in a store
+    rules = {"own": lambda head: head.startswith(PAGE_MARK.encode()), "force": force, "what": "ubunye lineage report",
+             "protected": [*([store.root] if isinstance(store.root, Path) else []), *stores_around(output)]}
+    check_writable(output, **rules)  # refused before the records are read
     report = build_report(store, usecase=usecase, package=package, task=task, since=since,
                           full_runs=full_runs)
     page = render_page(report)
-    # a page made by this command before is replaced; any other file only with --force; never in the store
-    write_file(output, page.encode("utf-8"), own=lambda head: head.startswith(PAGE_MARK.encode()), force=force,
-               protected=[*([store.root] if isinstance(store.root, Path) else []), *stores_around(output)],
-               what="ubunye lineage report")
+    write_file(output, page.encode("utf-8"), **rules)
     summary = {"output": str(output), "tasks": len(report.tasks), "datasets": len(report.datasets),
                "runs": report.run_count, "bytes": len(page.encode("utf-8"))}
     if as_json:
