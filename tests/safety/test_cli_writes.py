@@ -128,9 +128,9 @@ def test_escape_report_onto_a_symbolic_link_is_refused_and_the_link_kept(tmp_pat
 
 def test_report_refuses_its_output_before_reading_the_store(tmp_path: Path) -> None:
     root = usecase_with_runs(tmp_path / "uc")
-    loop(run_file(root).parent / "zz.json")  # a record no one can read: reading the store fails
+    store = loop(tmp_path / "store")  # a store no one can read: reading it fails
     victim = root / "u" / "p" / "t" / "config.yaml"
-    done = report(root, "-o", str(victim))
+    done = report(root, "--lineage-dir", str(store), "-o", str(victim))
     assert_one_line_error(done, naming=[str(victim), "--force"])
 
 
@@ -299,6 +299,17 @@ def test_traceback_a_store_that_is_a_loop_of_links_is_one_line_naming_it(tmp_pat
     done = cli(*command, "-d", str(tmp_path / "uc"))
     assert_one_line_error(done, naming=[str(store), "symbolic links"])
     assert "[Errno" not in done.err
+
+
+def test_lying_verdict_a_record_that_is_a_loop_of_links_is_a_damaged_record(tmp_path: Path) -> None:
+    root = usecase_with_runs(tmp_path / "uc")
+    broken = loop(run_file(root).parent / "zz.json")
+    listed = cli("lineage", "list", "-d", str(root))  # the others listed, this one named in a warning
+    assert listed.code == 0 and "r000" in listed.out and "r001" in listed.out, str(listed)
+    assert [line for line in listed.err.splitlines() if line.strip()] == [
+        f"warning: skipping unreadable run record {broken}: Too many levels of symbolic links"]
+    verified = cli("lineage", "verify", "-d", str(root))  # it may be the latest run: never a verdict
+    assert_one_line_error(verified, naming=[str(broken)])
 
 
 def test_traceback_a_task_folder_that_is_a_loop_of_links_is_one_line_naming_it(tmp_path: Path) -> None:
