@@ -327,6 +327,22 @@ def test_traceback_hash_of_a_loop_of_links_says_so_in_one_line(tmp_path: Path) -
     assert_one_line_error(done, naming=[str(tmp_path / "data"), "symbolic links"])
 
 
+@pytest.mark.parametrize("link", ["loop", "dangling"])
+def test_lying_result_hash_never_leaves_out_a_data_file_it_cannot_follow(tmp_path: Path, link: str) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    data = tmp_path / "data"
+    data.mkdir()
+    pq.write_table(pa.table({"a": [1, 2]}), data / "part-0.parquet")
+    bad = loop(data / "part-1.parquet") if link == "loop" else data / "part-1.parquet"
+    if link == "dangling":
+        bad.symlink_to(tmp_path / "gone.parquet")
+    done = cli("hash", str(data))
+    reason = "Too many levels of symbolic links" if link == "loop" else "No such file or directory"
+    assert_one_line_error(done, naming=[str(bad), reason])
+
+
 def test_hash_of_a_folder_named_in_another_encoding_works(tmp_path: Path) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
