@@ -38,11 +38,25 @@ def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
+def _identity(path: str) -> Optional[tuple[int, int]]:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
+
+
 def check_not_protected(path: PathLike, protected: Iterable[PathLike] = ()) -> None:
-    """Refuse ``path`` when its real location is in (or is) one of the ``protected`` folders."""
+    """Refuse ``path`` when its real location is in (or is) one of the ``protected`` folders:
+    by real path, and by identity (device and inode) of every folder above it that exists, so
+    another spelling of a folder (a bind mount, a case-insensitive file system) is caught too."""
     real = os.path.realpath(path)
+    above = [real, *(str(p) for p in Path(real).parents)]
+    seen = {i for i in (_identity(a) for a in above) if i is not None}
     for folder in protected:
-        if folder is not None and _inside(real, os.path.realpath(folder)):
+        if folder is None:
+            continue
+        if _inside(real, os.path.realpath(folder)) or _identity(os.fspath(folder)) in seen:
             raise UserFileError(path, f"is inside {folder}, which the tool never writes into "
                                       "(the record store): give a path outside it")
 

@@ -407,3 +407,21 @@ def test_data_loss_report_into_another_store_is_refused(tmp_path: Path) -> None:
     done = report(root, "-o", str(page), "--force")
     assert_one_line_error(done, naming=[str(page), "store"])
     assert not page.exists()
+
+
+def test_escape_the_store_under_another_name_is_still_the_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bind mount or a case-insensitive file system spells the store's folder another way: its
+    real path differs, its identity (device, inode) does not. (No bind mount can be made here: the
+    identity of one folder is given to the other.)"""
+    from ubunye import userwrites
+    from ubunye.userfiles import UserFileError
+
+    store, alias = tmp_path / "store", tmp_path / "alias"
+    store.mkdir()
+    alias.mkdir()
+    same = userwrites._identity(str(store))
+    original = userwrites._identity
+    monkeypatch.setattr(userwrites, "_identity", lambda p: same if p == str(alias) else original(p))
+    with pytest.raises(UserFileError, match="inside"):
+        userwrites.check_not_protected(alias / "page.html", [store])
+    userwrites.check_not_protected(tmp_path / "page.html", [store])  # beside it: fine
