@@ -425,3 +425,21 @@ def test_escape_the_store_under_another_name_is_still_the_store(tmp_path: Path, 
     with pytest.raises(UserFileError, match="inside"):
         userwrites.check_not_protected(alias / "page.html", [store])
     userwrites.check_not_protected(tmp_path / "page.html", [store])  # beside it: fine
+
+
+def test_data_loss_the_notebook_views_save_follows_the_same_rules(tmp_path: Path) -> None:
+    import ubunye.lineage
+    from ubunye.userfiles import UserFileError
+
+    root = usecase_with_runs(tmp_path / "uc")
+    view = ubunye.lineage.view(root)
+    config = root / "u" / "p" / "t" / "config.yaml"
+    for target in (config, run_file(root)):
+        before = target.read_bytes()
+        with pytest.raises(UserFileError):
+            view.save(target)
+        assert target.read_bytes() == before
+    page = view.save(tmp_path / "page.html")
+    assert view.save(page) == page  # its own page: replaced
+    with pytest.raises(UserFileError, match="store"):
+        view.save(run_file(root), force=True)

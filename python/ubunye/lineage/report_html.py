@@ -139,6 +139,23 @@ PAGE_MARK = ('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
              "<title>Ubunye lineage report</title>")
 
 
+def is_page(head: bytes) -> bool:
+    """Whether a file beginning with ``head`` is a page this module wrote (so it may be replaced)."""
+    return head.startswith(PAGE_MARK.encode("utf-8"))
+
+
+def page_rules(path: Any, *, store_root: Any = None, force: bool = False) -> dict[str, Any]:
+    """How a page is written to ``path`` (:func:`ubunye.userwrites.write_file`'s rules): a page
+    written before is replaced, any other file only with ``force``; never in the store read
+    (``store_root``) nor in any store ``path`` lies in."""
+    from pathlib import Path
+
+    from ubunye.lineage.store import stores_around
+
+    protected = [*([store_root] if isinstance(store_root, Path) else []), *stores_around(path)]
+    return {"own": is_page, "force": force, "protected": protected, "what": "ubunye lineage report"}
+
+
 def render_page(report: Report) -> str:
     """A whole HTML document, self-contained."""
     return PAGE_MARK + "</head><body>" + render_fragment(report) + "</body></html>\n"

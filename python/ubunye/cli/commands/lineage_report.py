@@ -25,9 +25,8 @@ def report_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool
                    package: Optional[str], task: Optional[str], since: Optional[str], output: Path,
                    full_runs: int, force: bool) -> None:
     """The graph of tasks and datasets, each task's runs, history and verdicts, as one HTML file."""
-    from ubunye.lineage.report_html import PAGE_MARK, render_page
+    from ubunye.lineage.report_html import page_rules, render_page
     from ubunye.lineage.report_model import build_report
-    from ubunye.lineage.store import stores_around
     from ubunye.userwrites import check_writable, write_file
 
     if task is not None and (usecase is None or package is None):
@@ -36,8 +35,7 @@ def report_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool
         fail("-p needs -u: a package is named by usecase/package")
     store = make_store(usecase_dir, lineage_dir)
     # a page made by this command before is replaced; any other file only with --force; never in a store
-    rules = {"own": lambda head: head.startswith(PAGE_MARK.encode()), "force": force, "what": "ubunye lineage report",
-             "protected": [*([store.root] if isinstance(store.root, Path) else []), *stores_around(output)]}
+    rules = page_rules(output, store_root=store.root, force=force)
     check_writable(output, **rules)  # refused before the records are read
     report = build_report(store, usecase=usecase, package=package, task=task, since=since,
                           full_runs=full_runs)
