@@ -134,6 +134,17 @@ def test_report_refuses_its_output_before_reading_the_store(tmp_path: Path) -> N
     assert_one_line_error(done, naming=[str(victim), "--force"])
 
 
+@pytest.mark.parametrize("usecase", ["missing", "a-file"])
+def test_lying_result_report_of_a_store_that_is_not_there_is_no_empty_page(tmp_path: Path, usecase: str) -> None:
+    root = tmp_path / usecase
+    if usecase == "a-file":
+        root.write_text("x", encoding="utf-8")
+    page = tmp_path / "r.html"
+    done = report(root, "-o", str(page))
+    assert_one_line_error(done, naming=[str(root / ".ubunye" / "lineage")])
+    assert not page.exists()
+
+
 def test_escape_a_planted_temporary_link_is_never_written_through(tmp_path: Path) -> None:
     root = usecase_with_runs(tmp_path / "uc")
     victim = planted_link(tmp_path / "site" / ".report.html.tmp")  # the name the page's temp file once had
