@@ -276,6 +276,13 @@ def planted_link(link: Path) -> Path:
     return victim
 
 
+@pytest.mark.parametrize("name", ["tools\u202eexe", os.fsdecode(b"caf\xe9")])
+def test_init_script_refuses_a_volume_name_its_script_cannot_carry(tmp_path: Path, name: str) -> None:
+    done = spark(tmp_path, "init-script", "--volume", f"/Volumes/main/{name}", "--print")
+    assert_one_line_error(done, naming=["--volume"])
+    assert done.out == ""
+
+
 def test_escape_init_script_never_writes_through_a_link(tmp_path: Path) -> None:
     volume = tmp_path / "vol"
     victim = planted_link(volume / "install-ubunye.sh")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from ubunye.cli.render import echo, fail
+from ubunye.cli.render import echo, fail, printable
 
 SCRIPT_NAME = "install-ubunye.sh"
 
@@ -35,6 +35,9 @@ def init_script_command(folder: str, to_stdout: bool, force: bool) -> None:
 
     if not folder.startswith("/") or "\n" in folder:
         fail(f"--volume {folder!r}: give the absolute path the cluster sees (/Volumes/<catalog>/<schema>/<volume>/...)")
+    if printable(folder) != folder:  # a byte that is not UTF-8, a direction control: the script could not carry it
+        fail(f"--volume {printable(folder)}: a folder name with a direction control or a byte that is not UTF-8; "
+             "give the path the cluster sees in plain text")
     text = init_script(f"{folder.rstrip('/')}/jars", __version__)
     if to_stdout:
         echo(text, nl=False)
