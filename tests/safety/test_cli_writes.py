@@ -3,9 +3,12 @@
 ``ubunye lineage report -o``, ``ubunye spark init-script`` and ``ubunye spark jars --to`` write
 through one helper (:mod:`ubunye.userwrites`): never inside the record store, never through a
 symbolic link, an existing file replaced only when the command wrote it (or with ``--force``),
-every refusal and errno one ``error:`` line naming the path, no temporary file left behind. The
-report page is bounded (newest runs of each task in full, the rest counted) and shows Unicode
-direction controls escaped.
+every refusal and errno one ``error:`` line naming the path, no temporary file left behind (the
+notebook view's ``save`` follows the same rules). The report page is bounded (newest runs of each
+task in full, the rest counted; at most so many bytes of records) and shows Unicode direction
+controls escaped, as the terminal does. Every errno elsewhere (a store, a task folder, a record or
+a data file that is a loop of links) is one line naming the path, never a traceback nor a silent
+skip; ``ubunye hash`` reads and prints a folder named in another encoding.
 """
 from __future__ import annotations
 
