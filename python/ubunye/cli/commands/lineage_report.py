@@ -35,12 +35,12 @@ def report_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool
     if package is not None and usecase is None:
         fail("-p needs -u: a package is named by usecase/package")
     store = make_store(usecase_dir, lineage_dir)
-    problem = folder_error(store.root, "lineage store") if isinstance(store.root, Path) else None
-    if problem:  # a mistyped -d is not an empty pipeline: no page that says "0 runs"
-        fail(problem)
     # a page made by this command before is replaced; any other file only with --force; never in a store
     rules = page_rules(output, store_root=store.root, force=force)
     check_writable(output, **rules)  # refused before the records are read
+    problem = folder_error(store.root, "lineage store") if isinstance(store.root, Path) else None
+    if problem:  # a mistyped -d is not an empty pipeline: no page that says "0 runs"
+        fail(problem)
     report = build_report(store, usecase=usecase, package=package, task=task, since=since,
                           full_runs=full_runs)
     page = render_page(report)
