@@ -37,13 +37,21 @@ class UserFileError(ValueError):
 
 
 def os_error(exc: OSError, path: Optional[PathLike] = None) -> UserFileError:
-    """An errno as one line naming the path it is about (``<path>: too many levels of symbolic
+    """An errno as one error naming the path it is about (``<path>: Too many levels of symbolic
     links``), never ``[Errno 40] ...``: the path the error names, else ``path``."""
     where = exc.filename if exc.filename is not None else path
     reason = exc.strerror or str(exc) or type(exc).__name__
     if exc.filename2 is not None:
         reason = f"{reason} ({os.fsdecode(exc.filename2)})"
     return UserFileError(os.fsdecode(where) if where is not None else "?", reason)
+
+
+def errno_text(exc: OSError) -> str:
+    """An errno as one line: ``<path>: <reason>`` (:func:`os_error`), or the reason alone when
+    the error names no path (a full disk while writing a stream)."""
+    if exc.filename is None:
+        return " ".join(str(exc.strerror or exc or type(exc).__name__).split())
+    return str(os_error(exc))
 
 
 def folder_error(path: PathLike, what: str) -> Optional[str]:

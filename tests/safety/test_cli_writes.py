@@ -389,6 +389,8 @@ def test_traceback_an_errno_no_command_caught_is_one_line_naming_the_path(capsys
     code = internal_error(OSError(errno.ENOSPC, "No space left on device", "/full/disk/file"))
     err = capsys.readouterr().err
     assert code == 2 and err == "error: /full/disk/file: No space left on device\n"
+    assert internal_error(OSError(errno.ENOSPC, "No space left on device")) == 2  # no path named: the reason
+    assert capsys.readouterr().err == "error: No space left on device\n"
 
 
 def test_a_mount_without_link_or_rename_still_gets_the_file_and_its_replacement(

@@ -110,13 +110,13 @@ def internal_error(exc: Exception) -> int:
     import os
 
     from ubunye.cli.render import fail
-    from ubunye.userfiles import os_error
+    from ubunye.userfiles import errno_text
 
     if os.environ.get(TRACEBACK_ENV) == "1":
         raise exc
     try:
         if isinstance(exc, OSError):  # the machine said no (a loop of links, a full disk): not a bug of ours
-            fail(str(os_error(exc)))
+            fail(errno_text(exc))
         fail(f"internal error (please report it; {TRACEBACK_ENV}=1 shows where): {type(exc).__name__}: {exc}",
              code=EXIT_INTERNAL)
     except SystemExit as stop:
