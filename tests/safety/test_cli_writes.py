@@ -423,6 +423,16 @@ def test_data_loss_spark_jars_and_init_script_never_write_into_a_record_store(tm
     assert sorted(p.name for p in task.iterdir()) == before
 
 
+def test_data_loss_spark_jars_never_write_into_a_store_of_another_name(tmp_path: Path) -> None:
+    store = FileStore(tmp_path / "records")  # --lineage-dir records: no default name, no index yet
+    store.write(record("t", "r000", 1))
+    task = tmp_path / "records" / "u" / "p" / "t"
+    (task / "_started").mkdir()  # as every run's start record makes it
+    done = spark(tmp_path, "jars", "--to", str(task), "--force")
+    assert_one_line_error(done, naming=[str(task), "store"])
+    assert sorted(p.name for p in task.iterdir()) == ["_started", "r000.json"]
+
+
 def test_data_loss_report_into_another_store_is_refused(tmp_path: Path) -> None:
     root = usecase_with_runs(tmp_path / "uc")
     other = usecase_with_runs(tmp_path / "other")  # its store is not the one read
