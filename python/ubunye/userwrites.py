@@ -20,11 +20,12 @@ Pure: imports nothing from ubunye but :mod:`ubunye.userfiles`, so every layer ma
 """
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
 from pathlib import Path
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, Iterator, Optional
 
 from ubunye.userfiles import PathLike, UserFileError, _kind, os_error
 
@@ -110,19 +111,47 @@ def write_file(path: PathLike, data: bytes, *, own: Callable[[bytes], bool] = la
         return False
     made = _missing(path.parent)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        check_not_protected(path, protected)  # a folder just made: where it really is
-        _put(path, data, replace=head is not None)
-    except (UserFileError, OSError) as exc:
-        for folder in made:  # a failed write leaves no folder it made behind (deepest first)
+        with _ended_cleanly():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            check_not_protected(path, protected)  # a folder just made: where it really is
+            _put(path, data, replace=head is not None)
+    except BaseException as exc:  # an error, a signal, Ctrl-C: no folder it made is left (deepest first)
+        for folder in made:
             try:
                 os.rmdir(folder)
             except OSError:
                 break
-        if isinstance(exc, UserFileError):
-            raise
-        raise UserFileError(path, exc.strerror or str(exc)) from None  # the path asked for, not the temp file's
+        if isinstance(exc, OSError):
+            raise UserFileError(path, exc.strerror or str(exc)) from None  # the path asked for, not the temp file's
+        raise
     return True
+
+
+@contextlib.contextmanager
+def _ended_cleanly() -> Iterator[None]:
+    """While a file is written, SIGTERM and SIGHUP (left at their default, which kills at once)
+    end the process by ``SystemExit(128 + signal)`` instead, so the temporary file and the folders
+    made are removed first; a handler someone installed is left alone (main thread only)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    taken = {}
+    for name in ("SIGTERM", "SIGHUP"):
+        number = getattr(signal, name, None)
+        if number is not None and signal.getsignal(number) is signal.SIG_DFL:
+            taken[number] = signal.signal(number, stop)
+    try:
+        yield
+    finally:
+        for number, previous in taken.items():
+            signal.signal(number, previous)
 
 
 def _missing(folder: Path) -> list[Path]:

@@ -476,3 +476,25 @@ def test_data_loss_the_notebook_views_save_follows_the_same_rules(tmp_path: Path
     assert view.save(page) == page  # its own page: replaced
     with pytest.raises(UserFileError, match="store"):
         view.save(run_file(root), force=True)
+
+
+KILLED_WRITE = """
+import os, signal, sys
+from ubunye import userwrites
+real = userwrites.os.fsync
+def fsync(fd):  # the signal lands while the page is being written
+    real(fd)
+    os.kill(os.getpid(), signal.SIGTERM)
+userwrites.os.fsync = fsync
+from ubunye.cli.app import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_traceback_a_signal_while_the_page_is_written_leaves_nothing_behind(tmp_path: Path) -> None:
+    root = usecase_with_runs(tmp_path / "uc")
+    page = tmp_path / "new" / "deeper" / "report.html"
+    proc = subprocess.run([sys.executable, "-c", KILLED_WRITE, "lineage", "report", "-d", str(root), "-o", str(page)],
+                          env=cli_env(), capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 128 + 15 and "Traceback" not in proc.stderr, proc.stderr
+    assert not (tmp_path / "new").exists()  # no temporary file, no folder it made
