@@ -68,7 +68,7 @@ def test_spark_jars_does_not_overwrite_other_content_without_force(jars: Path, t
     mine = target / "ubunye-spark_4.1_2.13-0.1.0.jar"
     mine.write_bytes(b"someone else's jar")
     result = CliRunner().invoke(cli, ["spark", "jars", "--to", str(target)])
-    assert result.exit_code == 2 and "ubunye-spark_4.1_2.13-0.1.0.jar exists with other content" in result.output
+    assert result.exit_code == 2 and "ubunye-spark_4.1_2.13-0.1.0.jar: exists with other content" in result.output
     assert mine.read_bytes() == b"someone else's jar" and len(list(target.iterdir())) == 1
     forced = CliRunner().invoke(cli, ["spark", "jars", "--to", str(target), "--force"])
     assert forced.exit_code == 0 and mine.read_bytes() == (jars / mine.name).read_bytes()

@@ -18,6 +18,18 @@ from ubunye.lineage.errors import InvalidName
 
 TASK_KINDS = ("usecase", "package", "task")
 
+# Unicode direction controls (U+202A-E, U+2066-9, U+200E/F, U+061C): a name holding one can read
+# reversed (``exe\u202etxt.sh``); the report page and the terminal show them written out, never applied.
+BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
+
+
+def visible(text: str, backslash: str = "\\") -> str:
+    """``text`` with every direction control (:data:`BIDI`) written out as ``\\u202e`` (its
+    backslash as ``backslash``: two inside a JSON string, which then reads as one)."""
+    if not any(c in text for c in BIDI):
+        return text
+    return "".join(f"{backslash}u{ord(c):04x}" if c in BIDI else c for c in text)
+
 
 def validate_name(kind: str, name: str) -> str:
     """Return ``name`` if it can be one folder (or file) name, else raise :class:`InvalidName` (one line)."""

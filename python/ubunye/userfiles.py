@@ -18,7 +18,7 @@ import json
 import os
 import stat
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, Optional, Union
 
 MAX_BYTES = 10 * 1024 * 1024  # config files, pipeline lists, secret files and records
 MAX_DEPTH = 100  # nesting of a YAML or JSON document
@@ -36,6 +36,38 @@ class UserFileError(ValueError):
         super().__init__(f"{self.path}: {self.reason}")
 
 
+def os_error(exc: OSError, path: Optional[PathLike] = None) -> UserFileError:
+    """An errno as one error naming the path it is about (``<path>: Too many levels of symbolic
+    links``), never ``[Errno 40] ...``: the path the error names, else ``path``."""
+    where = exc.filename if exc.filename is not None else path
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    if exc.filename2 is not None:
+        reason = f"{reason} ({os.fsdecode(exc.filename2)})"
+    return UserFileError(os.fsdecode(where) if where is not None else "?", reason)
+
+
+def errno_text(exc: OSError) -> str:
+    """An errno as one line: ``<path>: <reason>`` (:func:`os_error`), or the reason alone when
+    the error names no path (a full disk while writing a stream)."""
+    if exc.filename is None:
+        return " ".join(str(exc.strerror or exc or type(exc).__name__).split())
+    return str(os_error(exc))
+
+
+def folder_error(path: PathLike, what: str) -> Optional[str]:
+    """None when ``path`` is a folder; else one line saying why not: ``no <what> <path>`` when
+    nothing is there, ``<path>: <reason>`` for a loop of links, a file, a name too long."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return f"no {what} {path}"
+    except OSError as exc:
+        return str(os_error(exc, path))
+    if stat.S_ISDIR(info.st_mode):
+        return None
+    return f"{path}: is {_kind(info.st_mode)}; expected the {what}"
+
+
 def _kind(mode: int) -> str:
     if stat.S_ISDIR(mode):
         return "a folder"
@@ -45,6 +77,8 @@ def _kind(mode: int) -> str:
         return "a device"
     if stat.S_ISSOCK(mode):
         return "a socket"
+    if stat.S_ISREG(mode):
+        return "a file"
     return "not a regular file"
 
 

@@ -105,15 +105,19 @@ EXIT_INTERNAL = 1
 
 
 def internal_error(exc: Exception) -> int:
-    """An exception no command turned into its own line: one ``error:`` line naming it, exit 1;
-    the traceback only when ``UBUNYE_TRACEBACK=1`` asks for it."""
+    """An exception no command turned into its own line: one ``error:`` line naming it, exit 1
+    (an errno: ``<path>: <reason>``, exit 2); the traceback only when ``UBUNYE_TRACEBACK=1`` asks
+    for it."""
     import os
 
     from ubunye.cli.render import fail
+    from ubunye.userfiles import errno_text
 
     if os.environ.get(TRACEBACK_ENV) == "1":
         raise exc
     try:
+        if isinstance(exc, OSError):  # the machine said no (a loop of links, a full disk): not a bug of ours
+            fail(errno_text(exc))
         fail(f"internal error (please report it; {TRACEBACK_ENV}=1 shows where): {type(exc).__name__}: {exc}",
              code=EXIT_INTERNAL)
     except SystemExit as stop:

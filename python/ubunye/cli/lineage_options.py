@@ -20,6 +20,7 @@ from ubunye.cli.render import fail, warn
 from ubunye.lineage.errors import LineageError
 from ubunye.lineage.record import RunRecord
 from ubunye.lineage.store import RecordStore, open_store
+from ubunye.userfiles import errno_text
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -61,7 +62,7 @@ def lineage_errors(func: F) -> F:
                 raise  # stdout closed early (`| head`): click handles it quietly
             except (LineageError, ValueError, OSError) as exc:
                 _flush(caught)
-                fail(str(exc))
+                fail(errno_text(exc) if isinstance(exc, OSError) else str(exc))  # an errno: "<path>: <reason>"
             finally:
                 _flush(caught)
 

@@ -20,6 +20,7 @@ from typing import Any, Iterator, NoReturn, Optional, Sequence
 
 import click
 
+from ubunye._names import BIDI, visible
 from ubunye.masking import current
 
 JSON_SCHEMA_VERSION = 1
@@ -61,7 +62,7 @@ def cell(value: Any) -> str:
         return "-"
     if isinstance(value, float):
         return f"{value:.3f}".rstrip("0").rstrip(".") if value else "0"
-    return str(value)
+    return visible(str(value))  # written out before the columns are measured
 
 
 def short_hash(value: Optional[str], width: int = 12) -> str:
@@ -89,6 +90,27 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], *, colour_colum
     return "\n".join(lines)
 
 
+def printable(text: str) -> str:
+    """``text`` as any UTF-8 terminal prints it: a direction control written out (``\\u202e``:
+    a name never reads reversed), a byte of a file name that is not UTF-8 (Python holds it as a
+    lone surrogate, which a strict stream refuses) shown as ``\\xff``."""
+    text = visible(text)
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        try:
+            return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        except UnicodeEncodeError:  # a surrogate no file name holds
+            return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _json_printable(text: str) -> str:
+    """A JSON text with every lone surrogate and direction control as its ``\\u`` escape (the
+    same JSON value; a terminal shows it unreversed and a strict stream takes it)."""
+    return "".join(f"\\u{ord(c):04x}" if "\ud800" <= c <= "\udfff" or c in BIDI else c for c in text)
+
+
 def emit_json(command: str, payload: dict[str, Any]) -> None:
     """Print exactly one JSON document: ``schema_version``, ``command`` and the payload
     (every string masked; ids and hashes kept)."""
@@ -99,7 +121,7 @@ def json_document(document: Any, **dumps: Any) -> None:
     """Print one JSON document as given (every string masked; ids and hashes kept)."""
     plain = json.loads(json.dumps(document, ensure_ascii=False, default=str))
     options = {"indent": 2, "ensure_ascii": False, **dumps}
-    click.echo(json.dumps(current().doc(plain), **options))
+    click.echo(_json_printable(json.dumps(current().doc(plain), **options)))
 
 
 def capped(text: str, limit: int = LINE_LIMIT) -> str:
@@ -124,15 +146,16 @@ def stdout_kept_for_json(active: bool = True) -> Iterator[None]:
 
 
 def echo(text: Any = "", *, err: bool = False, nl: bool = True) -> None:
-    """A line of human output (masked) on stdout, or on stderr with ``err`` (each line capped)."""
-    masked = current().text(text)
+    """A line of human output (masked, direction controls written out) on stdout, or on stderr
+    with ``err`` (each line capped)."""
+    masked = printable(current().text(text))
     click.echo(capped(masked) if err else masked, err=err, nl=nl)
 
 
 def warn(message: str) -> None:
     """One warning line on stderr (masked, capped)."""
     label = paint('warning:', 'unknown') if use_colour(sys.stderr) else 'warning:'
-    click.echo(capped(f"{label} {current().text(message)}"), err=True)
+    click.echo(capped(printable(f"{label} {current().text(message)}")), err=True)
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -140,5 +163,5 @@ def fail(message: str, code: int = 2) -> NoReturn:
     exit with ``code`` (2: error or usage)."""
     masked = current().text(str(message))
     first = " ".join(masked.split("\n")[0].split()) or "error"
-    click.echo(capped(f"error: {current().text(first)}"), err=True)
+    click.echo(capped(printable(f"error: {current().text(first)}")), err=True)
     raise SystemExit(code)

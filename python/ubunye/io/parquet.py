@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Mapping, Optional
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
@@ -38,8 +39,9 @@ def read_parquet(paths: list[Path], options: Optional[Mapping[str, str]] = None,
     merge = flag(options or {}, "mergeSchema", False)
     parts = []
     for path in paths:
-        pf = pq.ParquetFile(path)
-        table = _mark_instants(pf.read(), _instant_columns(pf))
+        with _source(path) as source:
+            pf = pq.ParquetFile(source)
+            table = _mark_instants(pf.read(), _instant_columns(pf))
         parts.append((path, table.cast(ps.file_schema(table.schema, path.name))))
     if schema is not None:
         ps.check_unique(schema.names)
@@ -52,6 +54,18 @@ def read_parquet(paths: list[Path], options: Optional[Mapping[str, str]] = None,
     tables = [ps.read_as(t, target, path.name) for path, t in parts]
     counts = [t.num_rows for t in tables]
     return (pa.concat_tables(tables) if len(tables) > 1 else tables[0]), counts
+
+
+def _source(path: Any) -> Any:
+    """What ``pq.ParquetFile`` opens: the path, or (a name that is not UTF-8, which pyarrow
+    cannot take: a folder named in another encoding) the file opened here."""
+    import contextlib
+
+    try:
+        os.fsdecode(path).encode("utf-8")
+    except UnicodeEncodeError:
+        return open(path, "rb")
+    return contextlib.nullcontext(path)
 
 
 def _instant_columns(pf: "object") -> set[str]:

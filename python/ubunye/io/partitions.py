@@ -273,9 +273,20 @@ def _leaves(root: Path) -> dict[Path, list[Path]]:
                 stack.append(entry)
             elif entry.is_file():
                 found.append(entry)
+            elif entry.is_symlink():  # a loop of links, or nothing at its end: never silently left out
+                raise PartitionError(f"{entry}: {_unfollowable(entry)}: a link in a data folder must lead to "
+                                     "a file or folder (remove it, or name it with a leading _ or .)")
         if found:
             out[folder] = found
     return dict(sorted(out.items()))
+
+
+def _unfollowable(link: Path) -> str:
+    try:
+        link.stat()
+    except OSError as exc:
+        return exc.strerror or type(exc).__name__
+    return "cannot be followed"
 
 
 def _parse(leaf: Path, base: Path) -> tuple[list[tuple[str, str]], Path]:

@@ -14,9 +14,15 @@ from datetime import datetime, timezone
 from importlib import resources
 from typing import Any
 
-from ubunye.lineage.report_model import NODE_H, NODE_W, Report, script_safe, to_json_text
+from ubunye._names import visible
+from ubunye.lineage.report_model import NODE_H, NODE_W, Report, script_safe, task_runs, to_json_text
 
 _STATUSES = ("success", "error", "running", "interrupted", "abandoned")
+
+
+def _e(text: Any) -> str:
+    """Text from the records as HTML: escaped, its direction controls shown (never applied)."""
+    return html.escape(visible(str(text)))
 
 
 def _asset(name: str) -> str:
@@ -49,7 +55,7 @@ def _hash(value: Any) -> str:
 def graph_svg(report: Report) -> str:
     """The tasks and datasets as an SVG: tasks outlined in their latest run's status colour,
     datasets with their latest row count and data hash."""
-    e = html.escape
+    e = _e
     pos = report.layout
     parts = [f'<svg class="graph" xmlns="http://www.w3.org/2000/svg" width="{report.size[0]:.0f}" '
              f'height="{report.size[1]:.0f}" viewBox="0 0 {report.size[0]:.0f} {report.size[1]:.0f}">']
@@ -62,10 +68,10 @@ def graph_svg(report: Report) -> str:
         x, y = pos[t["id"]]
         parts.append(
             f'<g class="task {_cls(t["status"])}" data-task="{t["id"]}"><title>{e(t["path"])}: latest run '
-            f'{e(str(t["status"]))}, {len(t["runs"])} runs</title>'
+            f'{e(str(t["status"]))}, {task_runs(t)} runs</title>'
             f'<rect x="{x:.1f}" y="{y:.1f}" rx="8" width="{NODE_W}" height="{NODE_H}"/>'
             f'<text x="{x + 10:.1f}" y="{y + 18:.1f}">{e(_short(t["path"]))}</text>'
-            f'<text class="sub" x="{x + 10:.1f}" y="{y + 34:.1f}">{e(str(t["status"]))} \u00b7 {len(t["runs"])} runs</text></g>')
+            f'<text class="sub" x="{x + 10:.1f}" y="{y + 34:.1f}">{e(str(t["status"]))} \u00b7 {task_runs(t)} runs</text></g>')
     for d in report.datasets:
         x, y = pos[d["id"]]
         rows = "rows ?" if d["rows"] is None else f'{d["rows"]:,} rows'
@@ -81,15 +87,28 @@ def graph_svg(report: Report) -> str:
 
 def _counts(report: Report) -> str:
     runs = [r for t in report.tasks for r in t["runs"]]
-    failed = sum(1 for r in runs if r["status"] != "success")
+    failed = sum(1 for r in runs if r["status"] != "success") + sum(
+        n for t in report.tasks for s, n in t.get("older", {}).get("statuses", {}).items() if s != "success")
     return (f'<div class="counts"><span>{len(report.tasks)} tasks</span><span>{len(report.datasets)} datasets</span>'
-            f'<span>{len(runs)} runs</span><span class="s-error">{failed} not successful</span></div>')
+            f'<span>{report.run_count} runs</span><span class="s-error">{failed} not successful</span></div>')
+
+
+def _older(report: Report) -> str:
+    """One line per task with runs not shown in full: how many, by status, from when to when."""
+    items = []
+    for t in report.tasks:
+        older = t.get("older")
+        if older:
+            statuses = ", ".join(f"{n} {s}" for s, n in older["statuses"].items())
+            items.append(f'<li>{_e(t["path"])}: {older["count"]} older runs not shown in full ({_e(statuses)}; '
+                         f'started {_e(older["first"])} to {_e(older["last"])})</li>')
+    return f'<ul class="older">{"".join(items)}</ul>' if items else ""
 
 
 def render_fragment(report: Report) -> str:
     """The report's body: graph, task list, charts, run table and drill-down, with its style
     and script (what a notebook cell shows)."""
-    e = html.escape
+    e = _e
     filters = ", ".join(f"{k} {v}" for k, v in report.filters.items()) or "all tasks"
     skipped = "".join(f"<li>{e(s)}</li>" for s in report.skipped)
     records = "".join(f'<script type="application/json" data-record="{key}">{script_safe(text)}</script>'
@@ -99,7 +118,7 @@ def render_fragment(report: Report) -> str:
         f'<div class="ubunye-report"><style>{_asset("report.css")}</style>'
         f'<header><h1>Ubunye lineage report</h1><div class="meta">{e(filters)} \u00b7 written '
         f'{datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}</div>{_counts(report)}'
-        + (f'<ul class="skipped">{skipped}</ul>' if skipped else "") + "</header>"
+        + (f'<ul class="skipped">{skipped}</ul>' if skipped else "") + _older(report) + "</header>"
         f'<section><h2>Tasks and datasets</h2><div class="graph-wrap">{graph_svg(report)}</div></section>'
         '<section class="layout"><div class="tasklist"><input type="search" placeholder="find a task" '
         'aria-label="find a task"><ul></ul></div><div class="task-view"><h2 class="task-title"></h2>'
@@ -114,8 +133,29 @@ def render_fragment(report: Report) -> str:
     )
 
 
+# How every page begins: ``ubunye lineage report -o`` replaces a file that begins so (its own page).
+PAGE_MARK = ('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+             '<meta name="viewport" content="width=device-width, initial-scale=1">'
+             "<title>Ubunye lineage report</title>")
+
+
+def is_page(head: bytes) -> bool:
+    """Whether a file beginning with ``head`` is a page this module wrote (so it may be replaced)."""
+    return head.startswith(PAGE_MARK.encode("utf-8"))
+
+
+def page_rules(path: Any, *, store_root: Any = None, force: bool = False) -> dict[str, Any]:
+    """How a page is written to ``path`` (:func:`ubunye.userwrites.write_file`'s rules): a page
+    written before is replaced, any other file only with ``force``; never in the store read
+    (``store_root``) nor in any store ``path`` lies in."""
+    from pathlib import Path
+
+    from ubunye.lineage.store import stores_around
+
+    protected = [*([store_root] if isinstance(store_root, Path) else []), *stores_around(path)]
+    return {"own": is_page, "force": force, "protected": protected, "what": "ubunye lineage report"}
+
+
 def render_page(report: Report) -> str:
     """A whole HTML document, self-contained."""
-    return ('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            "<title>Ubunye lineage report</title></head><body>" + render_fragment(report) + "</body></html>\n")
+    return PAGE_MARK + "</head><body>" + render_fragment(report) + "</body></html>\n"

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Iterable, Optional
 
+from ubunye._names import visible
 from ubunye.lineage.compare import (
     CHANGED, MISSING, NOT_COMPARABLE, UNCHANGED, UNKNOWN, compare_run_steps, describe_problem,
 )
@@ -35,6 +36,12 @@ from ubunye.lineage.search import RunSource, parse_since
 SAME, CHANGED_WORD, UNKNOWN_WORD = "same", "changed", "unknown"
 _VERDICT = {UNCHANGED: SAME, CHANGED: CHANGED_WORD, MISSING: CHANGED_WORD,
             UNKNOWN: UNKNOWN_WORD, NOT_COMPARABLE: UNKNOWN_WORD}
+
+# How many of each task's newest runs the report shows in full (``lineage report --runs``).
+FULL_RUNS = 50
+
+# How many characters of whole records one page holds at most (forged or huge records included).
+RECORD_BYTES = 64 * 2**20
 
 # Layout, in SVG user units.
 NODE_W, NODE_H, GAP_X, GAP_Y = 170, 44, 56, 18
@@ -51,11 +58,12 @@ class Report:
     size: tuple[float, float]
     records: dict[str, str] = field(default_factory=dict)  # record key -> masked record JSON
     filters: dict[str, Any] = field(default_factory=dict)
-    skipped: list[str] = field(default_factory=list)  # damaged record files, one line each
+    skipped: list[str] = field(default_factory=list)  # what the page leaves out (damaged files, records), one line each
 
     @property
     def run_count(self) -> int:
-        return sum(len(t["runs"]) for t in self.tasks)
+        """Every run the report covers: those shown in full and the older ones counted."""
+        return sum(task_runs(t) for t in self.tasks)
 
     def data(self) -> dict[str, Any]:
         """Everything but the records, as the page's scripts read it."""
@@ -164,36 +172,45 @@ def trust(source: Any, *records: RunRecord) -> Optional[str]:
 
 
 def build_report(source: RunSource, *, usecase: Optional[str] = None, package: Optional[str] = None,
-                 task: Optional[str] = None, since: Optional[str] = None) -> Report:
+                 task: Optional[str] = None, since: Optional[str] = None, full_runs: int = FULL_RUNS) -> Report:
     """The report of every task in ``source`` matching the filters (``since``: ``YYYY-MM-DD`` or
     an ISO time; runs started before it are left out, the one just before still gives the
-    first shown its verdict)."""
+    first shown its verdict). Each task's newest ``full_runs`` runs are shown in full; older
+    ones are only counted (``older``), so the page stays bounded however many runs there are."""
+    if full_runs < 1:
+        raise ValueError(f"full_runs must be at least 1, not {full_runs}")
     floor = parse_since(since) if since else None
     tasks: list[dict[str, Any]] = []
     records: dict[str, str] = {}
+    held, left_out = 0, 0
     datasets: dict[str, dict[str, Any]] = {}
     edges: set[tuple[str, str]] = set()
     for u, p, t in source.iter_tasks():
         if (usecase and u != usecase) or (package and p != package) or (task and t != task):
             continue
         runs = sorted(source.list_runs(u, p, t), key=lambda r: (_started(r), r.run_id))
-        if not runs:
+        chosen = [i for i, record in enumerate(runs)
+                  if floor is None or (moment := _moment(record)) is None or moment >= floor]
+        if not chosen:
             continue
         task_path = f"{u}/{p}/{t}"
         task_id = f"t{len(tasks)}"
         shown, kept = [], []
-        for i, record in enumerate(runs):
-            moment = _moment(record)
-            if floor is not None and moment is not None and moment < floor:
-                continue
+        for i in chosen[-full_runs:]:
             key = f"{task_id}-{i}"
-            pair = (runs[i - 1], record) if i else ()
-            shown.append(_run_summary(key, runs[i - 1] if i else None, record, trust(source, *pair)))
-            kept.append(record)
-            records[key] = json.dumps(_masked_doc(record), ensure_ascii=False, separators=(",", ":"), default=str)
-        if not shown:
-            continue
-        tasks.append({"id": task_id, "path": task_path, "status": shown_status(kept[-1]), "runs": shown})
+            pair = (runs[i - 1], runs[i]) if i else ()
+            shown.append(_run_summary(key, runs[i - 1] if i else None, runs[i], trust(source, *pair)))
+            kept.append(runs[i])
+            text = json.dumps(_masked_doc(runs[i]), ensure_ascii=False, separators=(",", ":"), default=str)
+            if held + len(text) <= RECORD_BYTES:
+                records[key] = text
+                held += len(text)
+            else:  # the page's records are bounded too: this run's table row stays, its record does not
+                left_out += 1
+        entry = {"id": task_id, "path": task_path, "status": shown_status(kept[-1]), "runs": shown}
+        if len(chosen) > full_runs:
+            entry["older"] = _older([runs[i] for i in chosen[:-full_runs]])
+        tasks.append(entry)
         _add_datasets(task_id, task_path, kept, datasets, edges)
     layout, size = layout_graph([t["id"] for t in tasks], [d["id"] for d in datasets.values()], sorted(edges))
     tasks.sort(key=lambda t: (layout[t["id"]], t["path"]))  # upstream tasks first, as drawn
@@ -201,7 +218,24 @@ def build_report(source: RunSource, *, usecase: Optional[str] = None, package: O
                                   ("since", since)) if v}
     for node in datasets.values():
         del node["_seen"]
-    return Report(tasks, list(datasets.values()), sorted(edges), layout, size, records, filters)
+    skipped = [f"{left_out} runs' whole records left out (the page holds at most {RECORD_BYTES // 2**20} MB "
+               "of records): ubunye lineage show prints them"] if left_out else []
+    return Report(tasks, list(datasets.values()), sorted(edges), layout, size, records, filters, skipped)
+
+
+def task_runs(task: dict[str, Any]) -> int:
+    """How many runs a task of the report has: shown in full and older ones counted."""
+    return len(task["runs"]) + task.get("older", {}).get("count", 0)
+
+
+def _older(runs: list[RunRecord]) -> dict[str, Any]:
+    """The runs not shown in full, counted: how many, by status, the first and last start."""
+    statuses: dict[str, int] = {}
+    for record in runs:
+        status = str(shown_status(record))
+        statuses[status] = statuses.get(status, 0) + 1
+    return {"count": len(runs), "statuses": dict(sorted(statuses.items())),
+            "first": runs[0].started_at, "last": runs[-1].started_at}
 
 
 def _masked_doc(record: RunRecord) -> dict[str, Any]:
@@ -297,7 +331,10 @@ def _iterative_depth(start: str, preds: dict[str, list[str]], layer: dict[str, i
 
 
 def script_safe(text: str) -> str:
-    """A JSON text made safe inside a ``<script>`` element (no ``</script>``, no ``<!--``)."""
+    """A JSON text made safe inside a ``<script>`` element (no ``</script>``, no ``<!--``); a
+    direction control inside a string becomes the text ``\\u202e`` (the page shows it, never
+    applies it)."""
+    text = visible(text, "\\\\")
     return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
 

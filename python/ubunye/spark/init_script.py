@@ -16,6 +16,8 @@ in ``/databricks/jars``. The script accepts the Apache names (``spark-core_2.12-
 """
 from __future__ import annotations
 
+import hashlib
+
 from ubunye.spark.databricks import runtimes
 from ubunye.spark.runtime import line_of
 
@@ -72,8 +74,23 @@ echo "ubunye init script: Databricks Runtime $runtime (Spark $spark, Scala $scal
 """
 
 
+SEAL = "# ubunye seal (the rest of this file, unedited): sha256 "
+
+
 def init_script(jars_folder: str, version: str) -> str:
-    """The init script's text for jars in ``jars_folder`` (a path on the cluster: ``/Volumes/...``)."""
+    """The init script's text for jars in ``jars_folder`` (a path on the cluster: ``/Volumes/...``);
+    its second line seals the rest, so :func:`is_unedited` tells it from an edited script."""
     quoted = "'" + jars_folder.replace("'", "'\\''") + "'"
-    return (SCRIPT.replace("@VERSION@", version).replace("@JARS@", quoted)
+    text = (SCRIPT.replace("@VERSION@", version).replace("@JARS@", quoted)
             .replace("@DEST@", DEST).replace("@CASES@", runtime_cases()))
+    first, rest = text.split("\n", 1)
+    return f"{first}\n{SEAL}{hashlib.sha256(rest.encode('utf-8')).hexdigest()}\n{rest}"
+
+
+def is_unedited(data: bytes) -> bool:
+    """Whether ``data`` is an init script as :func:`init_script` wrote it (its seal matches the
+    rest): ``ubunye spark init-script`` replaces only such a file without ``--force``."""
+    parts = data.split(b"\n", 2)
+    if len(parts) < 3 or not parts[1].startswith(SEAL.encode("utf-8")):
+        return False
+    return parts[1][len(SEAL):].decode("ascii", "replace") == hashlib.sha256(parts[2]).hexdigest()

@@ -20,7 +20,7 @@ import json
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional, TypeVar
+from typing import Any, Optional, Sequence, TypeVar
 
 from ubunye.spark import _compat, ol_jar
 from ubunye.spark.runtime import class_file_major, java_feature, launcher_java_version, line_of, spark_runtime
@@ -120,30 +120,34 @@ def available_jars(directory: Optional[Path] = None) -> list[JarInfo]:
     return sorted(infos, key=lambda i: (tuple(int(x) for x in line_of(i.spark).split(".")), i.scala))
 
 
-def copy_jars(target: Path, *, force: bool = False) -> list[Path]:
+def copy_jars(target: Path, *, force: bool = False, protected: Sequence[Path] = ()) -> list[Path]:
     """Copy every packaged jar and its JSON description into ``target`` (made if missing);
     the copies, in order. A file already there with the same content is kept; one with other
-    content raises :class:`FileExistsError` (nothing copied) unless ``force``. Raises
-    :class:`JarNotFoundError` when the package has no jar."""
-    import filecmp
-    import shutil
+    content raises :class:`~ubunye.userfiles.UserFileError` (nothing copied) unless ``force``;
+    a link, a folder or a special file there is never written through, nor anything inside a
+    ``protected`` folder (a record store; :mod:`ubunye.userwrites`).
+    Raises :class:`JarNotFoundError` when the package has no jar."""
+    from ubunye.userfiles import UserFileError, read_bytes
+    from ubunye.userwrites import check_writable, write_file
 
     infos = available_jars()
     if not infos:
         raise JarNotFoundError(f"no ubunye-spark jar in {jars_dir()}: nothing to copy (run scripts/build-jar in the checkout)")
     sources = [p for info in infos for p in (info.path, info.description) if p is not None]
-    clashes = [target / p.name for p in sources
-               if (target / p.name).exists() and not filecmp.cmp(p, target / p.name, shallow=False)]
-    if clashes and not force:
-        raise FileExistsError(f"{clashes[0]} exists with other content ({len(clashes)} such file(s)): "
-                              "use --force to overwrite, or another folder")
-    target.mkdir(parents=True, exist_ok=True)
-    copies = []
+    contents = {p: read_bytes(p, limit=1 << 30) for p in sources}
+    clashes = []
+    for source in sources:  # every refusal before anything is copied
+        try:
+            check_writable(target / source.name, data=contents[source], force=force, protected=protected,
+                           what="ubunye")
+        except UserFileError as exc:
+            clashes.append(exc)
+    if clashes:
+        first = clashes[0]
+        raise UserFileError(first.path, f"{first.reason} ({len(clashes)} such file(s))")
     for source in sources:
-        if not (target / source.name).exists() or (target / source.name) in clashes:
-            shutil.copyfile(source, target / source.name)
-        copies.append(target / source.name)
-    return copies
+        write_file(target / source.name, contents[source], force=force, protected=protected, what="ubunye")
+    return [target / source.name for source in sources]
 
 
 def lines_text(infos: list[JarInfo]) -> str:

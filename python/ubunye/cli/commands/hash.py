@@ -18,6 +18,7 @@ import click
 
 from ubunye.cli.render import echo, json_document
 from ubunye.hashing.fingerprint import Fingerprint
+from ubunye.userfiles import os_error
 
 EngineFn = Callable[..., Fingerprint]
 
@@ -98,8 +99,11 @@ def _refuse_special(path: Path) -> None:
 
     try:
         mode = path.stat().st_mode
-    except OSError as exc:
-        _fail(f"{path}: {exc.strerror or exc}", 2)
+    except FileNotFoundError:
+        _fail(f"{path}: no such file or folder", 2)
+        return
+    except OSError as exc:  # a loop of links, a name too long: the reason, naming the path
+        _fail(str(os_error(exc, path)), 2)
         return
     if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
         _fail(f"{path}: not a file or folder (a device, FIFO or socket)", 2)
@@ -128,13 +132,11 @@ def hash_command(path: Path, fmt: Optional[str], engine: str, option_pairs: tupl
         raise click.BadParameter(f"{engine!r} is not one of {', '.join(sorted(ENGINES))}", param_hint="--engine")
     if fmt is not None and fmt not in FORMATS:
         raise click.BadParameter(f"{fmt!r} is not one of {', '.join(FORMATS)}", param_hint="--format")
-    if not path.exists():
-        _fail(f"{path}: no such file or folder", 2)
     _refuse_special(path)
     try:
         fp = run_engine(resolve_engine(engine), path, fmt, parse_options(option_pairs), schema)
     except (UnreadablePath, OSError, ValueError) as exc:
-        message = str(exc)
+        message = str(os_error(exc, path) if isinstance(exc, OSError) and not isinstance(exc, UnreadablePath) else exc)
         _fail(message if str(path) in message else f"{path}: {message}", 2)
         return
     if as_json:

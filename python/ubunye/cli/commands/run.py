@@ -21,6 +21,7 @@ import click
 
 from ubunye.cli.render import echo
 from ubunye.cli.run_options import deploy_mode_option, engine_options, template_options
+from ubunye.userfiles import folder_error
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -118,8 +119,9 @@ def chosen_tasks(usecase_dir: Path, usecase: str, package: str, tasks: Sequence[
     """The package folder and the tasks named by ``-t`` or ``--all`` (usage errors otherwise)."""
     _check_names(usecase, package, tasks)
     package_dir = usecase_dir / usecase / package
-    if not package_dir.is_dir():
-        _usage(f"no package folder {package_dir}")
+    problem = folder_error(package_dir, "package folder")
+    if problem:
+        _usage(problem)
     if run_all and tasks:
         _usage("give -t TASK or --all, not both")
     names = package_tasks(package_dir) if run_all else list(tasks)
@@ -167,8 +169,9 @@ def run_command(
     variables = _parse_vars(var_items, dt, dtf)
     package_dir, names = chosen_tasks(usecase_dir, usecase, package, tasks, run_all, "run")
     for name in names:
-        if not (package_dir / name).is_dir():
-            _usage(f"no task folder {package_dir / name}")
+        problem = folder_error(package_dir / name, "task folder")
+        if problem:
+            _usage(problem)
     code = run_tasks(usecase_dir, usecase, package, names, dt=dt, dtf=dtf, mode=mode, variables=variables,
                      backend=backend, hash_engine=hash_engine, lineage=lineage, lineage_dir=lineage_dir,
                      reuse_hashes=False if rehash_inputs else None)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from ubunye.cli.render import echo, fail
+from ubunye.cli.render import echo, fail, printable
 
 SCRIPT_NAME = "install-ubunye.sh"
 
@@ -23,28 +23,36 @@ SCRIPT_NAME = "install-ubunye.sh"
 @click.option("--volume", "folder", required=True, metavar="PATH",
               help="Folder on a Unity Catalog volume, as the cluster sees it (/Volumes/...).")
 @click.option("--print", "to_stdout", is_flag=True, help="Print the script; copy nothing.")
-@click.option("--force", is_flag=True, help="Overwrite jars of the same name with other content.")
+@click.option("--force", is_flag=True, help="Overwrite jars of the same name with other content, and a script this command did not write.")
 def init_script_command(folder: str, to_stdout: bool, force: bool) -> None:
     """Put every jar on a volume and write the init script that picks the cluster's jar."""
     from ubunye._version import __version__
-    from ubunye.spark.init_script import init_script
+    from ubunye.lineage.store import stores_around
+    from ubunye.spark.init_script import init_script, is_unedited
     from ubunye.spark.jar import JarError, copy_jars
+    from ubunye.userfiles import UserFileError
+    from ubunye.userwrites import check_writable, write_file
 
     if not folder.startswith("/") or "\n" in folder:
         fail(f"--volume {folder!r}: give the absolute path the cluster sees (/Volumes/<catalog>/<schema>/<volume>/...)")
+    if printable(folder) != folder:  # a byte that is not UTF-8, a direction control: the script could not carry it
+        fail(f"--volume {printable(folder)}: a folder name with a direction control or a byte that is not UTF-8; "
+             "give the path the cluster sees in plain text")
     text = init_script(f"{folder.rstrip('/')}/jars", __version__)
     if to_stdout:
         echo(text, nl=False)
         return
     root = Path(folder)
+    script = root / SCRIPT_NAME
+    data = text.encode("utf-8")
+    stores = stores_around(root)  # never into a record store
+    mine = {"own": is_unedited, "force": force, "protected": stores, "what": "ubunye spark init-script"}
     try:
-        copies = copy_jars(root / "jars", force=force)
-        script = root / SCRIPT_NAME
-        script.write_text(text, encoding="utf-8")
-    except (JarError, FileExistsError) as exc:
+        check_writable(script, data=data, **mine)  # refused before any jar is copied
+        copies = copy_jars(root / "jars", force=force, protected=stores)
+        write_file(script, data, **mine)  # the script written before, unedited, is replaced; another only with --force
+    except (JarError, UserFileError) as exc:
         fail(str(exc))
-    except OSError as exc:
-        fail(f"cannot write into {root}: {exc}")
     echo(f"{len([c for c in copies if c.suffix == '.jar'])} jar(s) in {root / 'jars'}; init script {script}")
     echo("cluster: add the init script (Workspace > Compute > Advanced > Init scripts: Volumes) and, "
                "for SQL on Spark 3.5 runtimes, spark.sql.extensions io.ubunye.spark.UbunyeSparkExtensions")

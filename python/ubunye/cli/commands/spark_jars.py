@@ -19,13 +19,13 @@ from ubunye.cli.render import echo, fail
 @click.option("--force", is_flag=True, help="Overwrite files of the same name with other content.")
 def jars_command(target: Path, force: bool) -> None:
     """Copy every packaged plugin jar (and its JSON) into a folder; print each copy."""
+    from ubunye.lineage.store import stores_around
     from ubunye.spark.jar import JarError, copy_jars
+    from ubunye.userfiles import UserFileError
 
     try:
-        copies = copy_jars(target, force=force)
-    except (JarError, FileExistsError) as exc:
+        copies = copy_jars(target, force=force, protected=stores_around(target))  # never into a record store
+    except (JarError, UserFileError) as exc:
         fail(str(exc))
-    except OSError as exc:
-        fail(f"cannot copy the jars into {target}: {exc}")
     for copy in copies:
         echo(str(copy))

@@ -13,6 +13,7 @@ from typing import Optional
 import click
 
 from ubunye.cli.run_options import deploy_mode_option, engine_options, template_options
+from ubunye.userfiles import folder_error
 
 from ubunye.cli.commands.run import _parse_vars, _usage, check_deploy_mode, refuse_unsupported, run_tasks
 
@@ -41,8 +42,9 @@ def task_dir_command(task_dir: Path, mode: str, dt: Optional[str], dtf: Optional
     check_deploy_mode(deploy_mode)
     refuse_unsupported(backend)
     variables = _parse_vars(var_items, dt, dtf)
-    if not task_dir.is_dir():
-        _usage(f"no task folder {task_dir}")
+    problem = folder_error(task_dir, "task folder")
+    if problem:
+        _usage(problem)
     try:
         usecase_dir, usecase, package, task = task_folder_names(task_dir)
     except ValueError as exc:

@@ -16,6 +16,7 @@ from typing import Optional
 import click
 
 from ubunye.cli.run_options import template_options
+from ubunye.userfiles import folder_error
 
 from ubunye.cli.commands.run import _parse_vars, chosen_tasks, refuse_unsupported
 
@@ -78,8 +79,9 @@ def check_task(task_dir: Path, *, mode: str, profile: Optional[str], backend: Op
     from ubunye.engine.loader import load_task
     from ubunye.engine.runner import require_profile
 
-    if not task_dir.is_dir():
-        return f"no task folder {task_dir}"
+    problem = folder_error(task_dir, "task folder")
+    if problem:
+        return problem
     try:
         config = load_config(task_dir, mode=mode, **options)  # type: ignore[arg-type]
         if profile is not None:

@@ -48,7 +48,7 @@
     var li = el("li", { "data-task": t.id });
     var dot = el("span", { "class": "dot " + statusClass(t.status), title: t.status });
     li.appendChild(dot);
-    li.appendChild(document.createTextNode(t.path + " (" + t.runs.length + ")"));
+    li.appendChild(document.createTextNode(t.path + " (" + (t.runs.length + (t.older ? t.older.count : 0)) + ")"));
     li.addEventListener("click", function () { selectTask(t.id); });
     list.appendChild(li);
   });
@@ -187,7 +187,8 @@
       tr.addEventListener("click", function () { drill(r); });
       body.appendChild(tr);
     });
-    root.querySelector(".run-count").textContent = rows.length + " of " + t.runs.length + " runs";
+    root.querySelector(".run-count").textContent = rows.length + " of " + t.runs.length + " runs" +
+      (t.older ? " (" + t.older.count + " older runs counted only)" : "");
   }
 
   // ---- drill-down ------------------------------------------------------------------------------

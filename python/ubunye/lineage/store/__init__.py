@@ -21,6 +21,7 @@ from ubunye.lineage.store.blobs import (
     is_url,
     join,
     open_blobs,
+    stores_around,
 )
 from ubunye.lineage.store.records import (
     CLOCK_SLACK,
@@ -39,5 +40,5 @@ DEFAULT_LINEAGE_DIR = Path(DEFAULT_STORE)
 __all__ = [
     "AlreadyExists", "BlobError", "BlobInfo", "BlobNotFound", "Blobs", "CLOCK_SLACK", "DEFAULT_LINEAGE_DIR",
     "DEFAULT_STORE", "FileStore", "LatestUnknown", "RecordStore", "STARTED", "SUFFIX", "UnreadableRecordWarning",
-    "is_url", "join", "open_blobs", "open_store", "run_order", "validate_name",
+    "is_url", "join", "open_blobs", "open_store", "run_order", "stores_around", "validate_name",
 ]

@@ -98,6 +98,25 @@ def join(base: Union[str, Path], relative: Union[str, Path, None]) -> Where:
     return Path(base) / folder
 
 
+def stores_around(path: Union[str, Path]) -> list[Path]:
+    """The local record stores ``path`` lies in, for a writer that must stay out of them: each
+    ancestor of its real location that is a default store folder (``<usecase>/.ubunye/lineage``),
+    holds a store's index (``.index/records.sqlite3``, :mod:`.index`), or is a store's task folder
+    (it holds ``_started/``: the store is three folders up)."""
+    from ubunye.lineage.store.index import INDEX_DIR
+    from ubunye.lineage.store.records import STARTED
+
+    real = Path(os.path.realpath(path))
+    tail = Path(DEFAULT_STORE).parts
+    found = []
+    for folder in (real, *real.parents):
+        if folder.parts[-len(tail):] == tail or (folder / INDEX_DIR / "records.sqlite3").is_file():
+            found.append(folder)
+        elif (folder / STARTED).is_dir() and len(folder.parents) >= 3:
+            found.append(folder.parents[2])
+    return found
+
+
 def open_blobs(where: Union[str, Path]) -> Blobs:
     """The backend for a store location: the one scheme table. Unknown schemes name the known ones."""
     scheme = scheme_of(where)

@@ -93,10 +93,11 @@ class PosixBlobs:
             return files, folders
         base = f"{prefix}/" if prefix else ""
         for entry in entries:
-            if entry.is_dir():
+            kind = _entry_kind(entry)
+            if kind == "folder":
                 folders.append(entry.name)
-            elif entry.is_file():
-                st = entry.stat()
+            elif kind != "other":  # a file, or a link no one can follow (listed: reading it names it damaged)
+                st = entry.stat(follow_symlinks=kind == "file")
                 files.append(BlobInfo(base + entry.name, st.st_size,
                                       datetime.fromtimestamp(st.st_mtime_ns / 1e9, timezone.utc)))
         return files, folders
@@ -108,13 +109,25 @@ class PosixBlobs:
         try:
             with os.scandir(self.locate(prefix)) as entries:
                 for entry in entries:
-                    if entry.name == folder and entry.is_dir():
+                    kind = _entry_kind(entry)
+                    if entry.name == folder and kind == "folder":
                         return True
-                    if entry.name.endswith(suffix) and not entry.name.startswith(".") and entry.is_file():
+                    if entry.name.endswith(suffix) and not entry.name.startswith(".") and kind in ("file", "broken"):
                         return True
         except (FileNotFoundError, NotADirectoryError):
             return False
         return False
+
+
+def _entry_kind(entry: "os.DirEntry[str]") -> str:
+    """``folder``, ``file``, ``broken`` (a link that cannot be followed: a loop of links, a name
+    too long; ``is_dir`` raises for it) or ``other`` (a FIFO, a device, a dangling link)."""
+    try:
+        if entry.is_dir():
+            return "folder"
+        return "file" if entry.is_file() else "other"
+    except OSError:
+        return "broken"
 
 
 def _check_exclusive(folder: Path) -> None:
