@@ -200,7 +200,8 @@ def test_a_step_only_in_run_b_is_missing_from_run_a() -> None:
                      "reason": "not in run A"},
     }
     assert c.problems == ["output 'new' is not in run A"]
-    assert compare_records(a, a).problems == ["neither run recorded any input or output"]
+    assert compare_records(a, RunRecord(run_id="a2", status="success")).problems == [
+        "neither run recorded any input or output"]
 
 
 def _rule(rule: str, kind: str, column: object, passed: bool = True, output: str = "o") -> dict[str, object]:

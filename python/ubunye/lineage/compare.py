@@ -13,7 +13,8 @@ Data hashes follow ``shared/spec/run-record.md``:
   ``not comparable`` (never ``changed``);
 - otherwise ``unchanged`` or ``changed``.
 
-The comparison *proves the data the same* only when both runs succeeded and every
+The verdict is :func:`ubunye.lineage.verdict.decide`'s (the one rule of "proven the
+same"): only when both runs succeeded, they are two runs (not one run twice) and every
 input and output is present in both runs with its row count, schema hash and data
 hash ``unchanged``; :attr:`Comparison.problems` says in one line each why not. A run
 whose record still says ``running`` (it has not ended, or was killed before it could
@@ -27,6 +28,7 @@ from typing import Any, Optional
 
 from ubunye.lineage.ending import ABANDONED, abandoned_reason, shown_status
 from ubunye.lineage.record import RunRecord, Step
+from ubunye.lineage.verdict import Trust, Verdict, decide
 
 ROWS_V1 = "rows-v1"
 
@@ -114,17 +116,19 @@ class Comparison:
     expectations: list[FieldDiff]
     timings: list[FieldDiff]
     problems: list[str]
+    verdict: Optional[Verdict] = None  # the problems are its reasons
 
     @property
     def data_proven_same(self) -> bool:
-        """True only when every input and output is proven the same."""
-        return not self.problems
+        """True only when the verdict is proven the same (every input and output, two runs that succeeded)."""
+        return self.verdict is not None and self.verdict.proven_same
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "run_a": self.run_a,
             "run_b": self.run_b,
             "data_proven_same": self.data_proven_same,
+            "verdict": self.verdict.outcome if self.verdict is not None else None,
             "problems": list(self.problems),
             "fields": [f.to_dict() for f in self.fields],
             "steps": [s.to_dict() for s in self.steps],
@@ -158,13 +162,11 @@ def status_problem(record: RunRecord, label: str) -> Optional[str]:
     return f"{label} did not succeed (status {record.status})"
 
 
-def compare_records(a: RunRecord, b: RunRecord) -> Comparison:
-    """Compare run ``a`` (the older, usually) with run ``b``, field by field."""
+def compare_records(a: RunRecord, b: RunRecord, *, trust: Optional[Trust] = None) -> Comparison:
+    """Compare run ``a`` (the older, usually) with run ``b``, field by field; the verdict is
+    :func:`ubunye.lineage.verdict.decide`'s (``trust``: its hook)."""
     steps = compare_run_steps(a, b)
-    problems = [p for p in (status_problem(a, "run A"), status_problem(b, "run B")) if p]
-    problems += [describe_problem(s) for s in steps if s.verdict != UNCHANGED]
-    if not steps:
-        problems.append("neither run recorded any input or output")
+    verdict = decide(a, b, steps=steps, trust=trust)
     return Comparison(
         run_a=run_identity(a),
         run_b=run_identity(b),
@@ -172,7 +174,8 @@ def compare_records(a: RunRecord, b: RunRecord) -> Comparison:
         steps=steps,
         expectations=_compare_expectations(a.expectations, b.expectations),
         timings=_compare_timings(a, b),
-        problems=problems,
+        problems=list(verdict.reasons),
+        verdict=verdict,
     )
 
 

@@ -1,6 +1,8 @@
 """``ubunye lineage diff``: per changed input and output, the rows removed and added,
-named from the two runs' records alone (their rows-v1 sketches); exit 0 when nothing
-differs, 1 when differences are listed, 2 on errors."""
+named from the two runs' records alone (their rows-v1 sketches); exit 0 only when the
+data is proven the same (:func:`ubunye.lineage.verdict.decide`), 1 when it differs or is
+not proven the same (a hash unknown, a run that did not succeed, one run twice: said in
+one line), 2 on errors."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -60,8 +62,8 @@ def diff_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool, 
 
                 echo("  partitions changed: " + ", ".join(describe(p) for p in step.partitions))
         if not result.differs:
-            echo("no input or output differs")
-    raise SystemExit(1 if result.differs else 0)
+            echo("no input or output differs" if result.verdict.proven_same else result.verdict.line())
+    raise SystemExit(result.verdict.exit_code)
 
 
 def _show_rows(result: Any, a: Any, b: Any, key: Optional[list[str]], as_json: bool) -> None:
@@ -79,4 +81,6 @@ def _show_rows(result: Any, a: Any, b: Any, key: Optional[list[str]], as_json: b
             echo(update.line())
         for row in found.rows:
             echo(row.line())
-    raise SystemExit(1 if result.differs else 0)
+        if not result.verdict.proven_same and not result.differs:
+            echo(result.verdict.line(), err=True)
+    raise SystemExit(result.verdict.exit_code)

