@@ -154,3 +154,28 @@ def test_lying_verdict_the_trust_hook_makes_a_same_pair_not_proven() -> None:
     b.outputs[0].data_hash = "sha256:" + "0" * 64  # a forged record proves no difference either
     assert decide(a, b, trust=lambda r: "forged").outcome == NOT_PROVEN
     assert not compare_records(a, b, trust=lambda r: "forged").data_proven_same
+
+
+# ---------------------------------------------------------------- search: dot-named tasks and folders
+
+SIMPLE = """
+CONFIG:
+  inputs:
+    people: {{format: parquet, path: "{src}"}}
+  outputs:
+    out: {{format: parquet, path: "{out}"}}
+"""
+
+
+@pytest.mark.parametrize("usecase,package,task", [("shop", "orders", ".hidden"), (".uc", "_pkg", "t"),
+                                                  ("shop", ".index", "t")])
+def test_lying_search_finds_runs_of_dot_named_tasks(tmp_path: Path, usecase: str, package: str, task: str) -> None:
+    uc = Usecase(tmp_path / "uc", usecase=usecase, package=package)
+    src = uc.parquet("people.parquet", PEOPLE)
+    uc.task(task, SIMPLE.format(src=src, out=uc.root / "data" / "out"), task_code('return {"out": sources["people"]}'))
+    ran = uc.run("-t", task, "--lineage")
+    assert ran.code == 0, str(ran)
+    found = json.loads(cli("lineage", "search", "-d", str(uc.root), "--json").out)
+    assert [r["task_path"] for r in found["runs"]] == [f"{usecase}/{package}/{task}"], found
+    listed = cli("lineage", "list", "-d", str(uc.root), "--json")
+    assert listed.code == 0 and json.loads(listed.out)["count"] == 1, str(listed)

@@ -416,7 +416,11 @@ class RecordStore:
         return any(_is_record(b) for b in files) or STARTED in folders
 
     def _folders(self, prefix: str) -> list[str]:
-        return [name for name in self.blobs.listdir(prefix)[1] if not name.startswith((".", "_"))]
+        """The sub-folders of ``prefix`` that can be a usecase, package or task: every valid name,
+        dot and underscore names included (a task may be called ``.hidden``). The store's own
+        folders (``.index`` beside the usecases, ``_started`` and ``_order`` inside a task) hold
+        no three levels of folders, so :meth:`iter_tasks` never takes one for a task."""
+        return [name for name in self.blobs.listdir(prefix)[1] if _is_name(name)]
 
 
 FileStore = RecordStore  # the name before backends; kept for callers and old scripts
@@ -443,6 +447,14 @@ def _may_be_newer(info: BlobInfo, floor: Optional[datetime]) -> bool:
     if floor is None or floor == _OLDEST:
         return True
     return info.modified >= floor - CLOCK_SLACK
+
+
+def _is_name(name: str) -> bool:
+    try:
+        validate_name("task", name)
+    except LineageError:
+        return False
+    return True
 
 
 def _is_record(info: BlobInfo) -> bool:
