@@ -21,6 +21,7 @@ from typing import Any, Callable, Optional
 import pytest
 
 from harness import PEOPLE, Usecase, assert_one_line_error, cli, task_code
+from test_outputs import ONE_OUT
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "records"
 A080 = FIXTURES / "ubunye-engine-0.8.0" / "shop" / "orders" / "clean" / "f8d3997d-4212-4a3d-84b3-bdec1fb91fc9.json"
@@ -56,6 +57,12 @@ def two_runs(tmp_path: Path, change: Callable[[dict[str, Any]], None] = lambda b
     change_a(a)
     change(b)
     return store(tmp_path / "uc", a, b)
+
+
+def simple_config(uc: Usecase, out: str = "out") -> str:
+    """One parquet input (people) written to one parquet output (clean)."""
+    src = uc.parquet("people.parquet", PEOPLE)
+    return ONE_OUT.format(src=src, fmt="parquet", out=uc.root / "data" / out, mode="overwrite", extra="")
 
 
 def lineage(root: Path, command: str, *args: str) -> Any:
@@ -158,21 +165,13 @@ def test_lying_verdict_the_trust_hook_makes_a_same_pair_not_proven() -> None:
 
 # ---------------------------------------------------------------- search: dot-named tasks and folders
 
-SIMPLE = """
-CONFIG:
-  inputs:
-    people: {{format: parquet, path: "{src}"}}
-  outputs:
-    out: {{format: parquet, path: "{out}"}}
-"""
 
 
 @pytest.mark.parametrize("usecase,package,task", [("shop", "orders", ".hidden"), (".uc", "_pkg", "t"),
                                                   ("shop", ".index", "t")])
 def test_lying_search_finds_runs_of_dot_named_tasks(tmp_path: Path, usecase: str, package: str, task: str) -> None:
     uc = Usecase(tmp_path / "uc", usecase=usecase, package=package)
-    src = uc.parquet("people.parquet", PEOPLE)
-    uc.task(task, SIMPLE.format(src=src, out=uc.root / "data" / "out"), task_code('return {"out": sources["people"]}'))
+    uc.task(task, simple_config(uc), task_code('return {"clean": sources["people"]}'))
     ran = uc.run("-t", task, "--lineage")
     assert ran.code == 0, str(ran)
     found = json.loads(cli("lineage", "search", "-d", str(uc.root), "--json").out)
