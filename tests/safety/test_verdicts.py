@@ -178,3 +178,25 @@ def test_lying_search_finds_runs_of_dot_named_tasks(tmp_path: Path, usecase: str
     assert [r["task_path"] for r in found["runs"]] == [f"{usecase}/{package}/{task}"], found
     listed = cli("lineage", "list", "-d", str(uc.root), "--json")
     assert listed.code == 0 and json.loads(listed.out)["count"] == 1, str(listed)
+
+
+# ---------------------------------------------------------------- where records go
+
+
+def _records_under(store: Path) -> list[Path]:
+    """The final records of shop/orders/t in ``store``."""
+    return sorted((store / "shop" / "orders" / "t").glob("*.json"))
+
+
+@pytest.mark.parametrize("how", ["run", "task-dir"])
+def test_lying_record_lineage_dir_implies_lineage(tmp_path: Path, how: str) -> None:
+    uc = Usecase(tmp_path / "uc")
+    task = uc.task("t", simple_config(uc))
+    if how == "run":
+        ran = uc.run("-t", "t", "--lineage-dir", "recs")
+    else:
+        ran = cli("--task-dir", str(task), "--backend", "pandas", "--lineage-dir", str(uc.root / "recs"))
+    assert ran.code == 0, str(ran)
+    written = _records_under(uc.root / "recs")
+    assert len(written) == 1 and json.loads(written[0].read_text())["status"] == "success", (written, str(ran))
+    assert not (uc.root / ".ubunye").exists(), "the record went to the store named, not the default"
