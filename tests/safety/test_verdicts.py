@@ -200,3 +200,57 @@ def test_lying_record_lineage_dir_implies_lineage(tmp_path: Path, how: str) -> N
     written = _records_under(uc.root / "recs")
     assert len(written) == 1 and json.loads(written[0].read_text())["status"] == "success", (written, str(ran))
     assert not (uc.root / ".ubunye").exists(), "the record went to the store named, not the default"
+
+
+@pytest.fixture()
+def no_volume() -> Any:
+    """A catalog name that exists under no /Volumes here; whatever a run creates under /Volumes is
+    removed afterwards (only what was not there before), so a failing probe leaves no trace."""
+    mount = Path("/Volumes")
+    existed = mount.exists()
+    catalog = f"ubunye-probe-{uuid.uuid4().hex[:12]}"
+    yield catalog, existed
+    created = mount if not existed else mount / catalog
+    if created.exists():
+        shutil.rmtree(created)
+
+
+def test_escape_a_volumes_store_is_refused_where_the_volume_does_not_exist(tmp_path: Path, no_volume: Any) -> None:
+    catalog, existed = no_volume
+    uc = Usecase(tmp_path / "uc")
+    uc.task("t", simple_config(uc))
+    store_path = f"/Volumes/{catalog}/s/v/x"
+    ran = uc.run("-t", "t", "--lineage", "--lineage-dir", store_path)
+    assert_one_line_error(ran, naming=[f"/Volumes/{catalog}/s/v"])
+    assert Path("/Volumes").exists() == existed and not Path("/Volumes", catalog).exists(), "created under /Volumes"
+    assert not (uc.root / "data" / "out").exists(), "the task ran although its record had nowhere to go"
+    for command in ("list", "search"):
+        read = cli("lineage", command, "-d", str(uc.root), "--lineage-dir", store_path)
+        assert_one_line_error(read, naming=[f"/Volumes/{catalog}/s/v"])
+    dbfs = uc.run("-t", "t", "--lineage-dir", f"dbfs:/Volumes/{catalog}/s/v/x")  # still not "mounted"
+    assert_one_line_error(dbfs, naming=[f"/Volumes/{catalog}/s/v/x"])
+    assert Path("/Volumes").exists() == existed and not Path("/Volumes", catalog).exists(), "created under /Volumes"
+
+
+@pytest.mark.parametrize("where", ["/Volumes", "/Volumes/{c}/s", "/Volumes/{c}/s/../../x/y/z", "file:///Volumes/{c}"])
+def test_escape_a_volumes_store_outside_a_volume_is_refused(tmp_path: Path, no_volume: Any, where: str) -> None:
+    catalog, existed = no_volume
+    uc = Usecase(tmp_path / "uc")
+    uc.task("t", simple_config(uc))
+    ran = uc.run("-t", "t", "--lineage-dir", where.format(c=catalog))
+    assert_one_line_error(ran, naming=["/Volumes"])
+    assert Path("/Volumes").exists() == existed and not Path("/Volumes", catalog).exists(), "created under /Volumes"
+
+
+def test_escape_a_config_base_dir_on_a_missing_volume_is_refused(tmp_path: Path, no_volume: Any) -> None:
+    catalog, existed = no_volume
+    uc = Usecase(tmp_path / "uc")
+    config = simple_config(uc).replace("CONFIG:\n", "CONFIG:\n  monitors:\n    - type: lineage\n      params:\n"
+                                       f"        base_dir: /Volumes/{catalog}/s/v/x\n", 1)
+    uc.task("t", config)
+    naming = ["config.yaml", "CONFIG.monitors[0].params.base_dir", f"/Volumes/{catalog}/s/v"]
+    assert_one_line_error(uc.run("-t", "t"), naming=naming)
+    checked = cli("validate", *uc.base_args(), "-t", "t")  # validate: 1 for a task that is not valid
+    assert checked.code == 1 and all(word in checked.err for word in naming), str(checked)
+    assert Path("/Volumes").exists() == existed and not Path("/Volumes", catalog).exists(), "created under /Volumes"
+    assert not (uc.root / "data" / "out").exists()

@@ -224,6 +224,7 @@ def load_config(
     config = replace(config, inputs=outputs.resolve_paths(config.inputs, usecase_dir),
                      outputs=outputs.resolve_paths(config.outputs, usecase_dir))
     base_dir = config.lineage.base_dir if config.lineage is not None else None
+    outputs.check_store(outputs.store_where(usecase_dir, lineage_dir), "--lineage-dir", None)
     outputs.check_locations(config, task_dir=task_dir, store=outputs.store_folder(usecase_dir, lineage_dir, base_dir))
     return config
 
@@ -476,6 +477,10 @@ def _monitors(value: Any, file: Path) -> Optional[LineageSettings]:
             raise ConfigError(file, f"{key}.params.store",
                               f"expected 'filesystem' (the only store; set base_dir for the records' folder); "
                               f"got {store!r}")
+        if params.get("base_dir") is not None:
+            from ubunye.engine.outputs import check_store
+
+            check_store(str(params["base_dir"]), file, f"{key}.params.base_dir")
         settings = LineageSettings(
             openlineage=settings.openlineage if settings else None,
             hash_inputs=_flag(params, "hash_inputs", file, f"{key}.params"),

@@ -53,6 +53,26 @@ def store_folder(usecase_dir: Path, lineage_dir: Optional[str], base_dir: Option
     return folder if folder.is_absolute() else usecase_dir / folder
 
 
+def store_where(usecase_dir: Path, lineage_dir: Optional[str]) -> Optional[Any]:
+    """The store ``--lineage-dir`` names (a path or a URL), or None when it is not given (the default)."""
+    from ubunye.lineage.store.blobs import DEFAULT_STORE, join
+
+    return None if lineage_dir is None or Path(lineage_dir) == Path(DEFAULT_STORE) else join(usecase_dir, lineage_dir)
+
+
+def check_store(where: Any, file: Any, key: Optional[str]) -> None:
+    """A record store under ``/Volumes`` whose volume does not exist here is bad input: a
+    :class:`ConfigError` naming where it was given (``file``, ``key``); the rule is
+    :func:`ubunye.lineage.store.blobs.check_volume`'s."""
+    from ubunye.lineage.store.blobs import check_volume
+
+    try:
+        if where is not None:
+            check_volume(where)
+    except ValueError as exc:
+        raise ConfigError(file, key, str(exc)) from None
+
+
 def resolve_paths(specs: Mapping[str, Any], usecase_dir: Path) -> dict[str, Any]:
     """Each spec with a relative plain path made absolute against the usecase folder."""
     out = {}
