@@ -398,3 +398,14 @@ def test_lying_exit_code_every_row_of_the_table(tmp_path: Path, row: str) -> Non
     assert "Traceback" not in result.text, str(result)
     if code in (1, 2) and "error:" in result.err:
         assert len([line for line in result.err.splitlines() if line.startswith("error:")]) == 1, str(result)
+
+
+def test_lying_verdict_the_report_shows_a_pair_with_a_failed_run_as_not_proven(tmp_path: Path) -> None:
+    from ubunye.lineage.report_model import build_report
+    from ubunye.lineage.store import open_store
+
+    root = two_runs(tmp_path, lambda b: b.update(status="error", error="boom"))
+    (task,) = build_report(open_store(root)).tasks
+    against = next(r["vs_before"] for r in task["runs"] if r["run_id"] == RUN_B)
+    assert against["counts"] == {"same": 2, "changed": 0, "unknown": 0}, against  # each step's hashes match
+    assert against["outcome"] == "not_proven" and "run B did not succeed" in against["problems"][0], against
