@@ -409,3 +409,16 @@ def test_lying_verdict_the_report_shows_a_pair_with_a_failed_run_as_not_proven(t
     against = next(r["vs_before"] for r in task["runs"] if r["run_id"] == RUN_B)
     assert against["counts"] == {"same": 2, "changed": 0, "unknown": 0}, against  # each step's hashes match
     assert against["outcome"] == "not_proven" and "run B did not succeed" in against["problems"][0], against
+
+
+def test_lying_verdict_verify_asks_the_trust_hook(tmp_path: Path) -> None:
+    from ubunye.lineage.store import open_store
+    from ubunye.lineage.verify import verify_record
+
+    uc = Usecase(tmp_path / "uc")
+    _pass_task(uc)
+    assert uc.run("-t", "t", "--lineage").code == 0
+    run = open_store(uc.root).find("shop", "orders", "t", None)
+    assert verify_record(run, engine="pandas", base_dir=uc.root).data_proven_same
+    refused = verify_record(run, engine="pandas", base_dir=uc.root, trust=lambda r: "unsigned")
+    assert not refused.data_proven_same and refused.problems == ["the run not proven: unsigned"]

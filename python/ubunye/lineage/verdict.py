@@ -21,8 +21,11 @@ The trust hook
 once per record (run A, then run B). It returns None when it trusts the record, else one
 line saying why not (``"unsigned"``, ``"signature does not match"``, ``"chain broken at
 <run id>"``). Any such line makes the verdict ``not_proven`` (a forged record proves no
-difference either) with the reason ``run A not proven: <line>``. A trust check (signed
-records, chains: :mod:`ubunye.lineage.attestation`) plugs in there and nowhere else.
+difference either) with the reason ``run A not proven: <line>`` (:func:`distrust`). A trust
+check (signed records, chains: :mod:`ubunye.lineage.attestation`) plugs in there and nowhere
+else: ``compare_records(a, b, trust=...)``, ``diff_records(a, b, trust=...)`` and
+``verify_record(record, trust=...)`` (one record against its data now) pass it on; the report's
+verdict against the run before (:mod:`ubunye.lineage.report_model`) is :func:`decide`'s too.
 """
 from __future__ import annotations
 
@@ -68,6 +71,13 @@ class Verdict:
         return {"outcome": self.outcome, "reasons": list(self.reasons)}
 
 
+def distrust(record: "RunRecord", label: str, trust: Optional[Trust]) -> Optional[str]:
+    """The trust hook's one line about ``record`` (``"<label> not proven: <why>"``), or None when
+    there is no hook or it trusts the record; ``lineage verify`` asks it too."""
+    why = trust(record) if trust is not None else None
+    return f"{label} not proven: {' '.join(str(why).split())}" if why else None
+
+
 def judged(reasons: Sequence[str], *, differs: bool = False, untrusted: bool = False) -> Verdict:
     """The verdict from what was found, one line per reason: ``differs`` when a reason is a proven
     change, ``untrusted`` when the trust check refused a record (then nothing is proven, not even
@@ -86,12 +96,7 @@ def decide(a: "RunRecord", b: "RunRecord", *, steps: Optional[Sequence["StepDiff
         status_problem
 
     judged_steps = list(compare_run_steps(a, b) if steps is None else steps)
-    reasons = []
-    if trust is not None:
-        for label, record in (("run A", a), ("run B", b)):
-            why = trust(record)
-            if why:
-                reasons.append(f"{label} not proven: {' '.join(str(why).split())}")
+    reasons = [r for r in (distrust(a, "run A", trust), distrust(b, "run B", trust)) if r]
     untrusted = bool(reasons)
     reasons += [p for p in (status_problem(a, "run A"), status_problem(b, "run B")) if p]
     if a.run_id == b.run_id:
