@@ -422,3 +422,24 @@ def test_lying_verdict_verify_asks_the_trust_hook(tmp_path: Path) -> None:
     assert verify_record(run, engine="pandas", base_dir=uc.root).data_proven_same
     refused = verify_record(run, engine="pandas", base_dir=uc.root, trust=lambda r: "unsigned")
     assert not refused.data_proven_same and refused.problems == ["the run not proven: unsigned"]
+
+
+def test_hang_search_never_lists_the_stores_own_folders(tmp_path: Path) -> None:
+    """The known-hash folder holds a folder per location ever hashed: listing each (a request per
+    location on an object store) to look for tasks would make every search slower with each run."""
+    from ubunye.lineage.store import RecordStore
+    from ubunye.lineage.store.posix import PosixBlobs
+
+    root = two_runs(tmp_path) / ".ubunye" / "lineage"
+    for i in range(3):
+        (root / ".known" / f"{i:064x}" / "x" / "y").mkdir(parents=True)
+    (root / ".index").mkdir()
+    listed: list[str] = []
+
+    class Counting(PosixBlobs):
+        def listdir(self, prefix: str) -> Any:
+            listed.append(prefix)
+            return super().listdir(prefix)
+
+    assert RecordStore(Counting(root)).iter_tasks() == [("shop", "orders", "clean")]
+    assert not [p for p in listed if p.startswith((".known", ".index"))], listed

@@ -28,10 +28,10 @@ from typing import Any, Callable, Optional
 
 from ubunye.lineage.record import RunRecord, Step
 from ubunye.lineage.store import AlreadyExists, BlobInfo, RecordStore
+from ubunye.lineage.store.records import KNOWN_DIR
 
 log = logging.getLogger(__name__)
 
-KNOWN_DIR = ".known"
 KEEP = 16  # entries of a signature tried per location, newest first
 REUSED = "reused"
 

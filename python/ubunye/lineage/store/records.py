@@ -32,11 +32,13 @@ from ubunye._names import validate_name
 from ubunye.lineage.errors import AmbiguousRunId, LineageError, RecordNotFound, RecordWriteError, UnreadableRecord
 from ubunye.lineage.record import RunRecord, parse_moment
 from ubunye.lineage.store.blobs import AlreadyExists, BlobError, BlobInfo, Blobs, Where, join, open_blobs
-from ubunye.lineage.store.index import RecordIndex, Stale, _ranges, marker_key, started_key
+from ubunye.lineage.store.index import INDEX_DIR, RecordIndex, Stale, _ranges, marker_key, started_key
 from ubunye.userfiles import UserFileError, load_json
 
 SUFFIX = ".json"
 STARTED = "_started"
+KNOWN_DIR = ".known"  # beside the usecases: hashes already proven (ubunye.lineage.known)
+OWN_FOLDERS = (INDEX_DIR, KNOWN_DIR)  # the store's own folders beside the usecases
 _OLDEST = datetime.min.replace(tzinfo=timezone.utc)
 # How much earlier than a run's start its file's modification time may read (coarse
 # file-system clocks, a file server's clock): a damaged file written up to this long
@@ -417,10 +419,11 @@ class RecordStore:
 
     def _folders(self, prefix: str) -> list[str]:
         """The sub-folders of ``prefix`` that can be a usecase, package or task: every valid name,
-        dot and underscore names included (a task may be called ``.hidden``). The store's own
-        folders (``.index`` beside the usecases, ``_started`` and ``_order`` inside a task) hold
-        no three levels of folders, so :meth:`iter_tasks` never takes one for a task."""
-        return [name for name in self.blobs.listdir(prefix)[1] if _is_name(name)]
+        dot and underscore names included (a task may be called ``.hidden``), but the store's own
+        folders beside the usecases (:data:`OWN_FOLDERS`: never listed further, which on an object
+        store would be a request per known location). ``_started`` and ``_order`` lie inside a task."""
+        names = self.blobs.listdir(prefix)[1]
+        return [name for name in names if _is_name(name) and not (prefix == "" and name in OWN_FOLDERS)]
 
 
 FileStore = RecordStore  # the name before backends; kept for callers and old scripts
