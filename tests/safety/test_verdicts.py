@@ -443,3 +443,11 @@ def test_hang_search_never_lists_the_stores_own_folders(tmp_path: Path) -> None:
 
     assert RecordStore(Counting(root)).iter_tasks() == [("shop", "orders", "clean")]
     assert not [p for p in listed if p.startswith((".known", ".index"))], listed
+
+
+@pytest.mark.parametrize("name", [".index", ".known"])
+def test_lying_record_a_usecase_named_as_the_stores_own_folder_is_refused(tmp_path: Path, name: str) -> None:
+    uc = Usecase(tmp_path / "uc", usecase=name)
+    _pass_task(uc)
+    assert_one_line_error(uc.run("-t", "t", "--lineage"), naming=[name, "record store"])
+    assert not (uc.root / "data" / "out").exists()

@@ -28,7 +28,7 @@ from typing import Any, Callable, Optional
 
 from ubunye.lineage.record import RunRecord, Step
 from ubunye.lineage.store import AlreadyExists, BlobInfo, RecordStore
-from ubunye.lineage.store.records import KNOWN_DIR
+from ubunye._names import KNOWN_DIR
 
 log = logging.getLogger(__name__)
 

@@ -32,13 +32,11 @@ from ubunye._names import validate_name
 from ubunye.lineage.errors import AmbiguousRunId, LineageError, RecordNotFound, RecordWriteError, UnreadableRecord
 from ubunye.lineage.record import RunRecord, parse_moment
 from ubunye.lineage.store.blobs import AlreadyExists, BlobError, BlobInfo, Blobs, Where, join, open_blobs
-from ubunye.lineage.store.index import INDEX_DIR, RecordIndex, Stale, _ranges, marker_key, started_key
+from ubunye.lineage.store.index import RecordIndex, Stale, _ranges, marker_key, started_key
 from ubunye.userfiles import UserFileError, load_json
 
 SUFFIX = ".json"
 STARTED = "_started"
-KNOWN_DIR = ".known"  # beside the usecases: hashes already proven (ubunye.lineage.known)
-OWN_FOLDERS = (INDEX_DIR, KNOWN_DIR)  # the store's own folders beside the usecases
 _OLDEST = datetime.min.replace(tzinfo=timezone.utc)
 # How much earlier than a run's start its file's modification time may read (coarse
 # file-system clocks, a file server's clock): a damaged file written up to this long
@@ -418,12 +416,13 @@ class RecordStore:
         return any(_is_record(b) for b in files) or STARTED in folders
 
     def _folders(self, prefix: str) -> list[str]:
-        """The sub-folders of ``prefix`` that can be a usecase, package or task: every valid name,
-        dot and underscore names included (a task may be called ``.hidden``), but the store's own
-        folders beside the usecases (:data:`OWN_FOLDERS`: never listed further, which on an object
-        store would be a request per known location). ``_started`` and ``_order`` lie inside a task."""
-        names = self.blobs.listdir(prefix)[1]
-        return [name for name in names if _is_name(name) and not (prefix == "" and name in OWN_FOLDERS)]
+        """The sub-folders of ``prefix`` that can be a usecase (``prefix`` empty), package or task:
+        every valid name, dot and underscore names included (a task may be called ``.hidden``);
+        the store's own folders beside the usecases (``.index``, ``.known``: no usecase may have
+        their names) are never listed further, which on an object store would be a request per
+        known location. ``_started`` and ``_order`` lie inside a task."""
+        kind = "package" if prefix else "usecase"
+        return [name for name in self.blobs.listdir(prefix)[1] if _is_name(kind, name)]
 
 
 FileStore = RecordStore  # the name before backends; kept for callers and old scripts
@@ -452,9 +451,9 @@ def _may_be_newer(info: BlobInfo, floor: Optional[datetime]) -> bool:
     return info.modified >= floor - CLOCK_SLACK
 
 
-def _is_name(name: str) -> bool:
+def _is_name(kind: str, name: str) -> bool:
     try:
-        validate_name("task", name)
+        validate_name(kind, name)
     except LineageError:
         return False
     return True
