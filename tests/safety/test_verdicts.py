@@ -451,3 +451,14 @@ def test_lying_record_a_usecase_named_as_the_stores_own_folder_is_refused(tmp_pa
     _pass_task(uc)
     assert_one_line_error(uc.run("-t", "t", "--lineage"), naming=[name, "record store"])
     assert not (uc.root / "data" / "out").exists()
+
+
+def test_lying_exit_code_a_record_naming_one_output_twice_is_not_proven(tmp_path: Path) -> None:
+    """A damaged or forged run B lists output 'adults' twice, the first changed: matching by name kept
+    only the last (unchanged) one, and the pair was proven the same."""
+    def twice(b: dict[str, Any]) -> None:
+        b["outputs"] = [dict(b["outputs"][0], data_hash="sha256:" + "0" * 64, row_count=99), b["outputs"][0]]
+
+    root = two_runs(tmp_path, twice)
+    assert_not_proven(lineage(root, "compare", *BOTH), "appears more than once in run B")
+    assert_not_proven(lineage(root, "diff", *BOTH), "appears more than once in run B")

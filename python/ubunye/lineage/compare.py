@@ -373,6 +373,14 @@ def _absent_step(direction: str, name: str, sa: Optional[Step], sb: Optional[Ste
                     half("location"), reason=f"{direction} {name!r} is not in {side}")
 
 
+def _twice(direction: str, name: str, sides: list[str]) -> StepDiff:
+    """A name that one run's record gives to two of its inputs (or outputs): which of them to
+    compare is not known, so nothing about it is proven (a damaged or forged record)."""
+    why = f"{direction} {name!r} appears more than once in {' and '.join(sides)}: the record is ambiguous"
+    parts = [FieldDiff(f, NOT_COMPARABLE, reason=why) for f in ("row_count", "schema_hash", "data_hash", "location")]
+    return StepDiff(direction, name, NOT_COMPARABLE, *parts, reason=why)
+
+
 def compare_run_steps(a: RunRecord, b: RunRecord) -> list[StepDiff]:
     """Every input and output of two runs matched by (direction, name), compared."""
     out: list[StepDiff] = []
@@ -382,7 +390,10 @@ def compare_run_steps(a: RunRecord, b: RunRecord) -> list[StepDiff]:
         names = list(da) + [n for n in db if n not in da]
         for name in names:
             sa, sb = da.get(name), db.get(name)
-            if sa is not None and sb is not None:
+            twice = [side for side, lx in (("run A", la), ("run B", lb)) if [s.name for s in lx].count(name) > 1]
+            if twice:
+                out.append(_twice(direction, name, twice))
+            elif sa is not None and sb is not None:
                 out.append(compare_steps(direction, name, sa, sb))
             else:
                 out.append(_absent_step(direction, name, sa, sb))
