@@ -462,3 +462,13 @@ def test_lying_exit_code_a_record_naming_one_output_twice_is_not_proven(tmp_path
     root = two_runs(tmp_path, twice)
     assert_not_proven(lineage(root, "compare", *BOTH), "appears more than once in run B")
     assert_not_proven(lineage(root, "diff", *BOTH), "appears more than once in run B")
+
+
+@pytest.mark.parametrize("value", ["", "sha256:", "x", "sha256:" + "A" * 64])
+def test_lying_exit_code_two_records_with_the_same_malformed_hash_are_not_proven(tmp_path: Path, value: str) -> None:
+    def damaged(doc: dict[str, Any]) -> None:
+        doc["outputs"][0]["data_hash"] = value
+
+    root = two_runs(tmp_path, damaged, damaged)
+    assert_not_proven(lineage(root, "compare", *BOTH), "not a rows-v1 hash")
+    assert_not_proven(lineage(root, "diff", *BOTH), "not a rows-v1 hash")

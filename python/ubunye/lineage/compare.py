@@ -23,6 +23,7 @@ its data, whatever its steps say.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -31,6 +32,7 @@ from ubunye.lineage.record import RunRecord, Step
 from ubunye.lineage.verdict import Trust, Verdict, decide
 
 ROWS_V1 = "rows-v1"
+_SHA256 = re.compile(r"sha256:[0-9a-f]{64}")
 
 UNCHANGED = "unchanged"
 CHANGED = "changed"
@@ -286,6 +288,10 @@ def _hash_diff(name: str, sa: Step, sb: Step, va: Optional[str], vb: Optional[st
         return FieldDiff(name, NOT_COMPARABLE, va, vb,
                          reason=f"both hashed by a method older than rows-v1 ({ma}); the hash does not prove the rows",
                          detail={"method_a": sa.hash_method, "method_b": sb.hash_method})
+    malformed = [label for label, v in zip(labels, (va, vb)) if not _SHA256.fullmatch(v)]
+    if malformed:  # a damaged or forged record: an empty or short "hash" proves nothing
+        return FieldDiff(name, NOT_COMPARABLE, va, vb,
+                         reason=f"not a rows-v1 hash (sha256:<64 hex digits>) in {' and '.join(malformed)}")
     return _plain(name, va, vb)
 
 
