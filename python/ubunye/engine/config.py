@@ -477,10 +477,8 @@ def _monitors(value: Any, file: Path) -> Optional[LineageSettings]:
             raise ConfigError(file, f"{key}.params.store",
                               f"expected 'filesystem' (the only store; set base_dir for the records' folder); "
                               f"got {store!r}")
-        if params.get("base_dir") is not None:
-            from ubunye.engine.outputs import check_store
-
-            check_store(str(params["base_dir"]), file, f"{key}.params.base_dir")
+        from ubunye.engine.outputs import check_store  # a base_dir on a volume that does not exist here
+        check_store(params.get("base_dir"), file, f"{key}.params.base_dir")
         settings = LineageSettings(
             openlineage=settings.openlineage if settings else None,
             hash_inputs=_flag(params, "hash_inputs", file, f"{key}.params"),

@@ -63,12 +63,14 @@ def store_where(usecase_dir: Path, lineage_dir: Optional[str]) -> Optional[Any]:
 def check_store(where: Any, file: Any, key: Optional[str]) -> None:
     """A record store under ``/Volumes`` whose volume does not exist here is bad input: a
     :class:`ConfigError` naming where it was given (``file``, ``key``); the rule is
-    :func:`ubunye.lineage.store.blobs.check_volume`'s."""
-    from ubunye.lineage.store.blobs import check_volume
+    :func:`ubunye.lineage.store.blobs.check_volume`'s. None (not given) and a relative path
+    (a folder under the usecase folder, which is here) pass."""
+    from ubunye.lineage.store.blobs import check_volume, is_url
 
+    if where is None or not (is_url(where) or Path(where).is_absolute()):
+        return
     try:
-        if where is not None:
-            check_volume(where)
+        check_volume(where)
     except ValueError as exc:
         raise ConfigError(file, key, str(exc)) from None
 
