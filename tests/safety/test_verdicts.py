@@ -472,3 +472,13 @@ def test_lying_exit_code_two_records_with_the_same_malformed_hash_are_not_proven
     root = two_runs(tmp_path, damaged, damaged)
     assert_not_proven(lineage(root, "compare", *BOTH), "not a rows-v1 hash")
     assert_not_proven(lineage(root, "diff", *BOTH), "not a rows-v1 hash")
+
+
+def test_lying_exit_code_diff_of_a_changed_output_of_a_failed_run_says_the_run_failed(tmp_path: Path) -> None:
+    def failed(b: dict[str, Any]) -> None:
+        b.update(status="error", error="boom")
+        b["outputs"][0].update(data_hash="sha256:" + "0" * 64)
+
+    result = lineage(two_runs(tmp_path, failed), "diff", *BOTH)
+    assert result.code == 1 and "output 'adults'" in result.out, str(result)
+    assert "not proven: run B did not succeed (status error)" in result.out, str(result)

@@ -50,6 +50,9 @@ class Verdict:
 
     outcome: str
     reasons: tuple[str, ...] = ()
+    # the reasons about the runs themselves (trust, status, one run twice), not about one step:
+    # a command that lists the steps' differences still says these
+    about_runs: tuple[str, ...] = ()
 
     @property
     def proven_same(self) -> bool:
@@ -68,7 +71,7 @@ class Verdict:
         return f"{head}: {'; '.join(self.reasons)}"
 
     def to_dict(self) -> dict[str, object]:
-        return {"outcome": self.outcome, "reasons": list(self.reasons)}
+        return {"outcome": self.outcome, "reasons": list(self.reasons), "about_runs": list(self.about_runs)}
 
 
 def distrust(record: "RunRecord", label: str, trust: Optional[Trust]) -> Optional[str]:
@@ -78,13 +81,15 @@ def distrust(record: "RunRecord", label: str, trust: Optional[Trust]) -> Optiona
     return f"{label} not proven: {' '.join(str(why).split())}" if why else None
 
 
-def judged(reasons: Sequence[str], *, differs: bool = False, untrusted: bool = False) -> Verdict:
-    """The verdict from what was found, one line per reason: ``differs`` when a reason is a proven
-    change, ``untrusted`` when the trust check refused a record (then nothing is proven, not even
-    a difference); no reason at all is proven the same."""
+def judged(about_runs: Sequence[str], about_steps: Sequence[str], *, differs: bool = False,
+           untrusted: bool = False) -> Verdict:
+    """The verdict from what was found, one line per reason: ``differs`` when a step's reason is a
+    proven change, ``untrusted`` when the trust check refused a record (then nothing is proven,
+    not even a difference); no reason at all is proven the same."""
+    reasons = (*about_runs, *about_steps)
     if not reasons:
         return Verdict(PROVEN_SAME)
-    return Verdict(DIFFERS if differs and not untrusted else NOT_PROVEN, tuple(reasons))
+    return Verdict(DIFFERS if differs and not untrusted else NOT_PROVEN, reasons, tuple(about_runs))
 
 
 def decide(a: "RunRecord", b: "RunRecord", *, steps: Optional[Sequence["StepDiff"]] = None,
@@ -96,13 +101,13 @@ def decide(a: "RunRecord", b: "RunRecord", *, steps: Optional[Sequence["StepDiff
         status_problem
 
     judged_steps = list(compare_run_steps(a, b) if steps is None else steps)
-    reasons = [r for r in (distrust(a, "run A", trust), distrust(b, "run B", trust)) if r]
-    untrusted = bool(reasons)
-    reasons += [p for p in (status_problem(a, "run A"), status_problem(b, "run B")) if p]
+    runs = [r for r in (distrust(a, "run A", trust), distrust(b, "run B", trust)) if r]
+    untrusted = bool(runs)
+    runs += [p for p in (status_problem(a, "run A"), status_problem(b, "run B")) if p]
     if a.run_id == b.run_id:
-        reasons.append(f"run A and run B are the same run ({a.run_id}): a run compared with itself proves nothing")
-    reasons += [describe_problem(s) for s in judged_steps if s.verdict != UNCHANGED]
+        runs.append(f"run A and run B are the same run ({a.run_id}): a run compared with itself proves nothing")
     if not judged_steps:
-        reasons.append("neither run recorded any input or output")
+        runs.append("neither run recorded any input or output")
+    steps_ = [describe_problem(s) for s in judged_steps if s.verdict != UNCHANGED]
     differs = any(s.verdict in (CHANGED, MISSING) for s in judged_steps)
-    return judged(reasons, differs=differs, untrusted=untrusted)
+    return judged(runs, steps_, differs=differs, untrusted=untrusted)

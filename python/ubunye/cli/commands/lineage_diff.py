@@ -63,6 +63,9 @@ def diff_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool, 
                 echo("  partitions changed: " + ", ".join(describe(p) for p in step.partitions))
         if not result.differs:
             echo("no input or output differs" if result.verdict.proven_same else result.verdict.line())
+        else:
+            for reason in result.verdict.about_runs:  # a failed run, one run twice, an untrusted record
+                echo(f"not proven: {reason}")
     raise SystemExit(result.verdict.exit_code)
 
 
