@@ -482,3 +482,11 @@ def test_lying_exit_code_diff_of_a_changed_output_of_a_failed_run_says_the_run_f
     result = lineage(two_runs(tmp_path, failed), "diff", *BOTH)
     assert result.code == 1 and "output 'adults'" in result.out, str(result)
     assert "not proven: run B did not succeed (status error)" in result.out, str(result)
+
+
+def test_lying_exit_code_a_data_hash_beside_its_hash_error_is_not_proven(tmp_path: Path) -> None:
+    """No writer records a data hash and a hash error on one step: such a record (damaged, forged)
+    does not prove its hash."""
+    root = two_runs(tmp_path, lambda b: b["outputs"][0].update(hash_error="out of memory"))
+    assert_not_proven(lineage(root, "compare", *BOTH), "hash failed: out of memory")
+    assert_not_proven(lineage(root, "diff", *BOTH), "hash failed: out of memory")

@@ -274,6 +274,9 @@ def _why_no_hash(step: Step) -> str:
 
 def _hash_diff(name: str, sa: Step, sb: Step, va: Optional[str], vb: Optional[str],
                labels: tuple[str, str] = ("run A", "run B")) -> FieldDiff:
+    failed = [f"{label}: hash failed: {s.hash_error}" for label, s in zip(labels, (sa, sb)) if s.hash_error]
+    if name == "data_hash" and failed and va is not None and vb is not None:  # a hash beside its failure
+        return FieldDiff(name, UNKNOWN, va, vb, reason="; ".join(failed))
     if va is None or vb is None:
         parts = []
         if va is None:
