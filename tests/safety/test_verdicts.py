@@ -490,3 +490,19 @@ def test_lying_exit_code_a_data_hash_beside_its_hash_error_is_not_proven(tmp_pat
     root = two_runs(tmp_path, lambda b: b["outputs"][0].update(hash_error="out of memory"))
     assert_not_proven(lineage(root, "compare", *BOTH), "hash failed: out of memory")
     assert_not_proven(lineage(root, "diff", *BOTH), "hash failed: out of memory")
+
+
+@pytest.mark.parametrize("store", ["data/people.parquet", "data/people.parquet/records"])
+def test_escape_a_store_inside_an_input_is_refused(tmp_path: Path, store: str) -> None:
+    """Records written inside an input folder would change what the next run reads."""
+    import pyarrow.parquet as pq
+
+    uc = Usecase(tmp_path / "uc")
+    _pass_task(uc)
+    folder = uc.root / "data" / "people.parquet"
+    folder.unlink()
+    folder.mkdir()
+    pq.write_table(PEOPLE, folder / "part-0.parquet")
+    ran = uc.run("-t", "t", "--lineage-dir", store)
+    assert_one_line_error(ran, naming=["config.yaml", "CONFIG.inputs.people.path", "record store"])
+    assert sorted(p.name for p in folder.iterdir()) == ["part-0.parquet"], "the input changed"

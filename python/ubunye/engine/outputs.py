@@ -99,9 +99,10 @@ def _where(spec: Any, base: Path) -> Optional[Location]:
 
 
 def check_locations(config: Any, *, task_dir: Path, store: Path) -> None:
-    """Refuse an empty location, or an output that could overwrite or change an input,
+    """Refuse an empty location, an output that could overwrite or change an input,
     another output, the task folder or other task code, the usecase folder, the record
-    store, the working directory or the home folder. Raises :class:`OutputLocationError`."""
+    store, the working directory or the home folder, and an input the record store sits in.
+    Raises :class:`OutputLocationError`."""
     task_dir = Path(os.path.abspath(task_dir))
     usecase_dir = usecase_dir_of(task_dir)
     file = config.file
@@ -116,6 +117,11 @@ def check_locations(config: Any, *, task_dir: Path, store: Path) -> None:
             found.append((spec, where))
     outputs = [(s, w) for s, w in found if s.direction == "output"]
     inputs = [(s, w) for s, w in found if s.direction == "input"]
+    kept = locations.parse(str(store), base=Path.cwd())
+    for spec, where in inputs:  # a record written inside an input would change what the next run reads
+        if where.scheme == "file" and where.contains(kept):
+            raise OutputLocationError(file, _key(spec), f"{spec.location}: the record store ({kept.path}) is "
+                                      "inside this input; records written there would change it")
     for i, (spec, where) in enumerate(outputs):
         def refuse(reason: str) -> None:
             raise OutputLocationError(file, _key(spec), f"{spec.location}: {reason}")
