@@ -9,6 +9,10 @@ from ubunye.lineage.compare import compare_records, status_problem
 from ubunye.lineage.record import RunRecord, Step
 
 H = "sha256:" + "a" * 64
+S5 = "sha256:" + "5" * 64
+S2 = "sha256:" + "2" * 64
+S3 = "sha256:" + "3" * 64
+S0 = "sha256:" + "0" * 64
 
 
 def runs() -> tuple[RunRecord, RunRecord]:
@@ -19,9 +23,9 @@ def runs() -> tuple[RunRecord, RunRecord]:
         status="success", config_hash="sha256:c1", environment={"python": "3.11", "packages": {"x": "1"}},
         environment_hash="sha256:e1", duration_sec=10.0, engine_version="1.0", profile="dev", backend="pandas",
         time_zone="UTC", error="an earlier warning",
-        inputs=[Step("people", "input", "csv", "/d/people.csv", 3, "sha256:s", H, "rows-v1", options={"sep": ","})],
-        outputs=[Step("adults", "output", "parquet", "/d/adults", None, "sha256:s2", H, "rows-v1"),
-                 Step("gone", "output", "csv", "/d/gone.csv", 1, "sha256:s3", H, "rows-v1")],
+        inputs=[Step("people", "input", "csv", "/d/people.csv", 3, S5, H, "rows-v1", options={"sep": ","})],
+        outputs=[Step("adults", "output", "parquet", "/d/adults", None, S2, H, "rows-v1"),
+                 Step("gone", "output", "csv", "/d/gone.csv", 1, S3, H, "rows-v1")],
         timings=[{"step": "Reader", "input": "people", "seconds": 2.0}, {"step": "total", "seconds": 5}],
         expectations=[
             {"output": "adults", "rule": "age_between", "kind": "between", "column": "age", "passed": True,
@@ -34,8 +38,8 @@ def runs() -> tuple[RunRecord, RunRecord]:
         run_id="run-b", task_path="shop/orders/clean", started_at="2026-03-02T08:00:00+00:00", status="error",
         error="boom", config_hash="sha256:c1", code_hash="sha256:k", environment={}, duration_sec=25.0,
         engine_version="1.0", profile="prod", backend="spark", time_zone="Europe/Paris",
-        inputs=[Step("people", "input", "csv", "/d/people.csv", 3, "sha256:s", H, "rows-v1", options={"sep": ";"})],
-        outputs=[Step("adults", "output", "parquet", "/d/adults", None, "sha256:s2", H, "rows-v1")],
+        inputs=[Step("people", "input", "csv", "/d/people.csv", 3, S5, H, "rows-v1", options={"sep": ";"})],
+        outputs=[Step("adults", "output", "parquet", "/d/adults", None, S2, H, "rows-v1")],
         timings=[{"step": "Reader", "input": "people", "seconds": 3.0}, {"step": "Writer", "output": "adults", "seconds": 1}],
         expectations=[
             {"output": "adults", "rule": "age_between", "kind": "between", "column": "age", "passed": False,
@@ -82,7 +86,7 @@ def test_the_whole_report_of_two_runs_that_differ_in_every_way() -> None:
     people, adults, gone = got["steps"]
     assert people == {
         "direction": "input", "name": "people", "verdict": "unchanged",
-        "row_count": same("row_count", 3), "schema_hash": same("schema_hash", "sha256:s"),
+        "row_count": same("row_count", 3), "schema_hash": same("schema_hash", S5),
         "data_hash": same("data_hash", H), "location": same("location", "/d/people.csv"),
         "reader": {"name": "reader", "verdict": "changed", "a": {"options": {"sep": ","}, "schema": None},
                    "b": {"options": {"sep": ";"}, "schema": None}, "reason": "option sep ',' -> ';'"},
@@ -91,14 +95,14 @@ def test_the_whole_report_of_two_runs_that_differ_in_every_way() -> None:
         "direction": "output", "name": "adults", "verdict": "unknown",
         "row_count": {"name": "row_count", "verdict": "unknown", "a": None, "b": None,
                       "reason": "recorded in neither run A nor run B"},
-        "schema_hash": same("schema_hash", "sha256:s2"), "data_hash": same("data_hash", H),
+        "schema_hash": same("schema_hash", S2), "data_hash": same("data_hash", H),
         "location": same("location", "/d/adults"),
     }
     half = {"verdict": "missing", "b": None, "reason": "not in run B"}
     assert gone == {
         "direction": "output", "name": "gone", "verdict": "missing",
         "row_count": {"name": "row_count", "a": 1, **half},
-        "schema_hash": {"name": "schema_hash", "a": "sha256:s3", **half},
+        "schema_hash": {"name": "schema_hash", "a": S3, **half},
         "data_hash": {"name": "data_hash", "a": H, **half},
         "location": {"name": "location", "a": "/d/gone.csv", **half},
         "reason": "output 'gone' is not in run B",
@@ -200,7 +204,8 @@ def test_a_step_only_in_run_b_is_missing_from_run_a() -> None:
                      "reason": "not in run A"},
     }
     assert c.problems == ["output 'new' is not in run A"]
-    assert compare_records(a, a).problems == ["neither run recorded any input or output"]
+    assert compare_records(a, RunRecord(run_id="a2", status="success")).problems == [
+        "neither run recorded any input or output"]
 
 
 def _rule(rule: str, kind: str, column: object, passed: bool = True, output: str = "o") -> dict[str, object]:
@@ -295,22 +300,22 @@ def test_timings_without_a_step_name_are_matched_by_target() -> None:
 def test_hashes_of_other_methods_are_not_comparable_with_the_reason() -> None:
     from ubunye.lineage.compare import compare_steps
 
-    new = Step("t", "output", row_count=2, schema_hash="s", data_hash=H, hash_method="rows-v1")
-    old = Step("t", "output", row_count=2, schema_hash="s", data_hash=H, hash_method="sha256-of-files")
-    legacy = Step("t", "output", row_count=2, schema_hash="s", data_hash=H)
+    new = Step("t", "output", row_count=2, schema_hash=S5, data_hash=H, hash_method="rows-v1")
+    old = Step("t", "output", row_count=2, schema_hash=S5, data_hash=H, hash_method="sha256-of-files")
+    legacy = Step("t", "output", row_count=2, schema_hash=S5, data_hash=H)
     assert compare_steps("output", "t", old, new).data_hash.to_dict() == {
         "name": "data_hash", "verdict": "not comparable", "a": H, "b": H,
         "reason": "hashed by different methods: sha256-of-files vs rows-v1",
         "method_a": "sha256-of-files", "method_b": "rows-v1"}
     assert compare_steps("output", "t", legacy, new).schema_hash.to_dict() == {
-        "name": "schema_hash", "verdict": "not comparable", "a": "s", "b": "s",
+        "name": "schema_hash", "verdict": "not comparable", "a": S5, "b": S5,
         "reason": "hashed by different methods: none recorded vs rows-v1", "method_a": None, "method_b": "rows-v1"}
     assert compare_steps("output", "t", old, old).data_hash.to_dict() == {
         "name": "data_hash", "verdict": "not comparable", "a": H, "b": H,
         "reason": "both hashed by a method older than rows-v1 (sha256-of-files); the hash does not prove the rows",
         "method_a": "sha256-of-files", "method_b": "sha256-of-files"}
-    changed = compare_steps("output", "t", new, Step("t", "output", row_count=2, schema_hash="s",
-                                                     data_hash="sha256:other", hash_method="rows-v1"))
+    changed = compare_steps("output", "t", new, Step("t", "output", row_count=2, schema_hash=S5,
+                                                     data_hash=S0, hash_method="rows-v1"))
     assert (changed.data_hash.verdict, changed.schema_hash.verdict, changed.verdict) == ("changed", "unchanged",
                                                                                           "changed")
 

@@ -13,7 +13,7 @@ from ubunye.engine.config import validate
 from ubunye.engine.errors import ConfigError
 from ubunye.engine.expectation_sets import RuleSet, allowed
 from ubunye.engine.expectations import Rule
-from ubunye.lineage.compare import _compare_expectations
+from ubunye.lineage.compare_checks import compare_expectations as _compare_expectations
 
 FILE = Path("/tasks/shop/orders/scored/config.yaml")
 

@@ -41,7 +41,13 @@ def test_one_scheme_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.delenv("DATABRICKS_HOST", raising=False)
     assert isinstance(open_blobs(tmp_path), PosixBlobs) and not open_blobs(tmp_path).volume
     assert open_blobs(f"file://{tmp_path}").root == tmp_path
-    assert open_blobs("/Volumes/main/ops/lineage").volume  # never links or renames there
+    with pytest.raises(ValueError, match="/Volumes/main/ops/lineage does not exist here"):
+        open_blobs("/Volumes/main/ops/lineage")  # no such volume here: nothing is created under /Volumes
+    import ubunye.lineage.store.blobs as blobs_module
+
+    with monkeypatch.context() as mounted:  # the volume's folder exists (a cluster): a PosixBlobs in volume mode
+        mounted.setattr(blobs_module, "volume_root", lambda text, local: tmp_path)
+        assert open_blobs("/Volumes/main/ops/lineage").volume  # never links or renames there
     with pytest.raises(ValueError, match=r"unknown scheme 'ftp' \(known: a path, file://, s3://.*dbfs:/Volumes\)"):
         open_blobs("ftp://host/x")
     with pytest.raises(ValueError, match="dbfs:/Volumes"):

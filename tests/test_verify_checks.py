@@ -13,10 +13,11 @@ from ubunye.lineage import verify
 from ubunye.lineage.verify import VerifyError, file_format, verify_record
 
 H = "sha256:" + "b" * 64
+S5 = "sha256:" + "5" * 64
 
 
 def fp(rows: int = 2, data: str = H, engine: Any = "arrow") -> SimpleNamespace:
-    return SimpleNamespace(row_count=rows, schema_hash="sha256:s", data_hash=data, method="rows-v1", engine=engine,
+    return SimpleNamespace(row_count=rows, schema_hash=S5, data_hash=data, method="rows-v1", engine=engine,
                            error=None)
 
 
@@ -40,7 +41,7 @@ def one(step: Step, hasher: Any = None, **kw: Any) -> Any:
 
 def test_the_report_of_a_verified_step(tmp_path: Path) -> None:
     (tmp_path / "t.csv").write_text("a\n1\n2\n", encoding="utf-8")
-    step = Step("t", "output", "csv", "t.csv", 2, "sha256:s", H, "rows-v1")
+    step = Step("t", "output", "csv", "t.csv", 2, S5, H, "rows-v1")
     record = RunRecord("r", task_path="u/p/t", started_at="2026-03-01T08:00:00+00:00", status="success",
                        backend="pandas", outputs=[step], time_zone="UTC")
     hasher = Hasher(fp(engine=None))
@@ -56,17 +57,17 @@ def test_the_report_of_a_verified_step(tmp_path: Path) -> None:
     assert check == {
         "direction": "output", "name": "t", "location": "t.csv", "format": "csv", "engine": "pandas", "verdict":
         "unchanged", "reason": None,
-        "now": {"row_count": 2, "schema_hash": "sha256:s", "data_hash": H, "method": "rows-v1", "engine": None,
+        "now": {"row_count": 2, "schema_hash": S5, "data_hash": H, "method": "rows-v1", "engine": None,
                 "error": None},
         "row_count": {"name": "row_count", **same, "a": 2, "b": 2},
-        "schema_hash": {"name": "schema_hash", **same, "a": "sha256:s", "b": "sha256:s"},
+        "schema_hash": {"name": "schema_hash", **same, "a": S5, "b": S5},
         "data_hash": {"name": "data_hash", **same, "a": H, "b": H},
     }
 
 
 def test_a_changed_step_says_so_in_the_recorded_and_now_words(tmp_path: Path) -> None:
     (tmp_path / "t.csv").write_text("a\n", encoding="utf-8")
-    step = Step("t", "output", "csv", str(tmp_path / "t.csv"), 2, "sha256:s", H, "rows-v1")
+    step = Step("t", "output", "csv", str(tmp_path / "t.csv"), 2, S5, H, "rows-v1")
     result = one(step, Hasher(fp(rows=3, data="sha256:" + "c" * 64)))
     assert result.steps[0].engine == "arrow"  # the hasher's own engine name
     assert result.problems == [f"output 't': row count changed (2 -> 3), data hash changed ({H} -> sha256:{'c' * 64})"]
@@ -85,7 +86,7 @@ def test_why_a_step_cannot_be_re_hashed(tmp_path: Path, location: Any, fmt: str,
     (tmp_path / "t.dat").write_text("x", encoding="utf-8")
     where = location.format(tmp=tmp_path) if location else None
     hasher = Hasher(fp())
-    result = one(Step("t", "input", fmt, where, 2, "sha256:s", H, "rows-v1"), hasher, engine=engine)
+    result = one(Step("t", "input", fmt, where, 2, S5, H, "rows-v1"), hasher, engine=engine)
     check = result.steps[0]
     why = reason.format(tmp=tmp_path)
     assert (check.verdict, check.reason, check.diff, check.now, check.engine) == (verdict, why, None, None, engine)
@@ -106,9 +107,9 @@ def test_a_reader_failure_is_a_verdict_in_one_line(tmp_path: Path) -> None:
 def test_the_hasher_gets_the_reader_settings_the_run_used(tmp_path: Path) -> None:
     (tmp_path / "t.csv").write_text("a\n", encoding="utf-8")
     hasher = Hasher(fp())
-    one(Step("t", "input", "csv", str(tmp_path / "t.csv"), 2, "sha256:s", H, "rows-v1", schema="a INT"), hasher)
+    one(Step("t", "input", "csv", str(tmp_path / "t.csv"), 2, S5, H, "rows-v1", schema="a INT"), hasher)
     assert hasher.calls[-1][1] == {"options": {}, "schema": "a INT"}
-    one(Step("t", "input", "csv", str(tmp_path / "t.csv"), 2, "sha256:s", H, "rows-v1", options={"sep": ";"}), hasher)
+    one(Step("t", "input", "csv", str(tmp_path / "t.csv"), 2, S5, H, "rows-v1", options={"sep": ";"}), hasher)
     assert hasher.calls[-1][1] == {"options": {"sep": ";"}, "schema": None}
     check = one(Step("t", "input", "csv", str(tmp_path / "t.csv"), 2, "s", H, "rows-v1",
                      options={"z": "***", "sep": ";", "a": "***"}), hasher).steps[0]
@@ -152,9 +153,9 @@ def test_an_unknown_engine_is_refused_naming_the_engines() -> None:
 def test_spark_re_hashes_remote_locations_and_delta_tables(tmp_path: Path) -> None:
     (tmp_path / "tbl" / "_delta_log").mkdir(parents=True)
     hasher = Hasher(fp())
-    remote = one(Step("t", "input", "parquet", "s3://b/t", 2, "sha256:s", H, "rows-v1"), hasher, engine="spark")
+    remote = one(Step("t", "input", "parquet", "s3://b/t", 2, S5, H, "rows-v1"), hasher, engine="spark")
     assert remote.steps[0].verdict == "unchanged" and remote.problems == []
-    delta = one(Step("t", "output", None, str(tmp_path / "tbl"), 2, "sha256:s", H, "rows-v1"), hasher,
+    delta = one(Step("t", "output", None, str(tmp_path / "tbl"), 2, S5, H, "rows-v1"), hasher,
                 engine="spark")
     assert delta.steps[0].verdict == "unchanged" and delta.steps[0].format == "delta"
     assert hasher.calls == [(("s3://b/t", "parquet", "spark"), {}), ((str(tmp_path / "tbl"), "delta", "spark"), {})]
@@ -165,7 +166,7 @@ def test_a_relative_location_without_a_usecase_folder_is_read_from_the_working_f
     monkeypatch.chdir(tmp_path)
     (tmp_path / "t.csv").write_text("a\n1\n2\n", encoding="utf-8")
     hasher = Hasher(fp())
-    assert one(Step("t", "output", "csv", "t.csv", 2, "sha256:s", H, "rows-v1"), hasher).problems == []
+    assert one(Step("t", "output", "csv", "t.csv", 2, S5, H, "rows-v1"), hasher).problems == []
     assert hasher.calls == [(("t.csv", "csv", "pandas"), {})]
 
 
@@ -173,15 +174,15 @@ def test_the_time_a_step_took_to_re_hash(tmp_path: Path, monkeypatch: pytest.Mon
     (tmp_path / "t.csv").write_text("a\n", encoding="utf-8")
     ticks = iter([10.0, 10.12345678])
     monkeypatch.setattr(verify.time, "perf_counter", lambda: next(ticks))
-    check = one(Step("t", "output", "csv", str(tmp_path / "t.csv"), 2, "sha256:s", H, "rows-v1")).steps[0]
+    check = one(Step("t", "output", "csv", str(tmp_path / "t.csv"), 2, S5, H, "rows-v1")).steps[0]
     assert check.seconds == 0.123457  # rounded to the microsecond
 
 
 def test_each_side_is_named_recorded_or_now_in_the_reasons(tmp_path: Path) -> None:
     (tmp_path / "t.csv").write_text("a\n", encoding="utf-8")
-    failed = SimpleNamespace(row_count=None, schema_hash="sha256:s", data_hash=None, method="rows-v1",
+    failed = SimpleNamespace(row_count=None, schema_hash=S5, data_hash=None, method="rows-v1",
                              engine="arrow", error="boom")
-    step = Step("t", "output", "csv", str(tmp_path / "t.csv"), None, "sha256:s", None, None)
+    step = Step("t", "output", "csv", str(tmp_path / "t.csv"), None, S5, None, None)
     result = one(step, Hasher(failed))
     assert result.problems == ["output 't': row count unknown (recorded in neither recorded nor now), schema hash not "
                                "comparable (hashed by different methods: none recorded vs rows-v1), data hash "

@@ -17,6 +17,11 @@ from typing import Union
 from ubunye.lineage.errors import InvalidName
 
 TASK_KINDS = ("usecase", "package", "task")
+# The record store's own folders beside its usecase folders (its SQLite index, the hashes already
+# proven): defined once here, so no usecase can be given their names and its records lost in them.
+INDEX_DIR = ".index"
+KNOWN_DIR = ".known"
+STORE_FOLDERS = (INDEX_DIR, KNOWN_DIR)
 
 # Unicode direction controls (U+202A-E, U+2066-9, U+200E/F, U+061C): a name holding one can read
 # reversed (``exe\u202etxt.sh``); the report page and the terminal show them written out, never applied.
@@ -43,6 +48,8 @@ def validate_name(kind: str, name: str) -> str:
         raise InvalidName(kind, name, "it contains ':' (a drive or a stream on Windows)")
     if name == "." or "\0" in name or not name.strip():
         raise InvalidName(kind, name, "it is not a folder name")
+    if kind == "usecase" and name in STORE_FOLDERS:
+        raise InvalidName(kind, name, "it is the name of the record store's own folder")
     return name
 
 

@@ -108,12 +108,13 @@ def make_store(usecase_dir: Path, lineage_dir: Optional[str]) -> RecordStore:
     return open_store(usecase_dir, lineage_dir, index=True)
 
 
-def distrust(store: RecordStore, *records: RunRecord) -> list[str]:
-    """Why each record is not proven by its signature where the store's policy requires one
-    (:func:`ubunye.lineage.attestation.trust_reason`; elsewhere a warning): the lines a verdict adds."""
+def trust_hook(store: RecordStore) -> Callable[[RunRecord], Optional[str]]:
+    """The verdict's trust hook (:func:`ubunye.lineage.verdict.decide`) for records of ``store``:
+    why a record is not proven by its signature where the store's policy requires one
+    (:func:`ubunye.lineage.attestation.trust_reason`; elsewhere a warning and None)."""
     from ubunye.lineage.attestation import trust_reason
 
-    return [line for line in (trust_reason(r, store) for r in records) if line]
+    return lambda record: trust_reason(record, store)
 
 
 def resolve_task(store: RecordStore, usecase: Optional[str], package: Optional[str], task: Optional[str]) -> TaskRef:

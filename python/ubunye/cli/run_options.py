@@ -2,9 +2,12 @@
 ``--task-dir``), declared once so their spellings and help stay the same everywhere."""
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, TypeVar
 
 import click
+
+from ubunye.lineage.store.blobs import DEFAULT_STORE
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -26,16 +29,30 @@ def template_options(func: F) -> F:
 
 
 def engine_options(func: F) -> F:
-    """``--backend``, ``--hash-engine``, ``--lineage``, ``--lineage-dir`` and ``--rehash-inputs``."""
-    return _apply(func, [
+    """``--backend``, ``--hash-engine``, ``--lineage``, ``--lineage-dir`` and ``--rehash-inputs``.
+
+    ``--lineage-dir`` implies ``--lineage`` (a store named is a record asked for): the command
+    receives ``lineage=True`` and the folder; without either, ``lineage=False`` and the default
+    folder."""
+
+    @functools.wraps(func)
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("lineage_dir") is None:
+            kwargs["lineage_dir"] = DEFAULT_STORE
+        else:
+            kwargs["lineage"] = True
+        return func(*args, **kwargs)
+
+    return _apply(recording, [
         click.option("--backend", default=None, metavar="spark|pandas",
                      help="Backend (default: the config's ENGINE.backend, else spark)."),
         click.option("--hash-engine", type=click.Choice(["spark-native", "spark-sql"]), default=None,
                      help="Force a Spark hash engine (spark-sql: the mapInArrow fallback, no plugin jar)."),
         click.option("--lineage", is_flag=True, help="Write a run record per task."),
-        click.option("--lineage-dir", default=".ubunye/lineage", show_default=True,
-                     help="Where records go, relative to the usecase dir, or a store URL "
-                          "(s3://, gs://, abfss://, az://, /Volumes/...)."),
+        click.option("--lineage-dir", default=None,
+                     help=f"Where records go (implies --lineage; default {DEFAULT_STORE}), relative to the "
+                          "usecase dir, or a store URL (s3://, gs://, abfss://, az://, an existing "
+                          "/Volumes/<catalog>/<schema>/<volume>/...)."),
         click.option("--rehash-inputs", is_flag=True,
                      help="Hash every input, even one whose files an earlier record already proved."),
     ])

@@ -224,6 +224,7 @@ def load_config(
     config = replace(config, inputs=outputs.resolve_paths(config.inputs, usecase_dir),
                      outputs=outputs.resolve_paths(config.outputs, usecase_dir))
     base_dir = config.lineage.base_dir if config.lineage is not None else None
+    outputs.check_store(outputs.store_where(usecase_dir, lineage_dir), "--lineage-dir", None)
     outputs.check_locations(config, task_dir=task_dir, store=outputs.store_folder(usecase_dir, lineage_dir, base_dir),
                             reads=secret_files(rendered))
     return config
@@ -477,6 +478,8 @@ def _monitors(value: Any, file: Path) -> Optional[LineageSettings]:
             raise ConfigError(file, f"{key}.params.store",
                               f"expected 'filesystem' (the only store; set base_dir for the records' folder); "
                               f"got {store!r}")
+        from ubunye.engine.outputs import check_store  # a base_dir on a volume that does not exist here
+        check_store(params.get("base_dir"), file, f"{key}.params.base_dir")
         settings = LineageSettings(
             openlineage=settings.openlineage if settings else None,
             hash_inputs=_flag(params, "hash_inputs", file, f"{key}.params"),

@@ -62,6 +62,28 @@ def store_folder(usecase_dir: Path, lineage_dir: Optional[str], base_dir: Option
     return folder if folder.is_absolute() else usecase_dir / folder
 
 
+def store_where(usecase_dir: Path, lineage_dir: Optional[str]) -> Optional[Any]:
+    """The store ``--lineage-dir`` names (a path or a URL), or None when it is not given (the default)."""
+    from ubunye.lineage.store.blobs import DEFAULT_STORE, join
+
+    return None if lineage_dir is None or Path(lineage_dir) == Path(DEFAULT_STORE) else join(usecase_dir, lineage_dir)
+
+
+def check_store(where: Any, file: Any, key: Optional[str]) -> None:
+    """A record store under ``/Volumes`` whose volume does not exist here is bad input: a
+    :class:`ConfigError` naming where it was given (``file``, ``key``); the rule is
+    :func:`ubunye.lineage.store.blobs.check_volume`'s. None (not given) and a relative path
+    (a folder under the usecase folder, which is here) pass."""
+    from ubunye.lineage.store.blobs import check_volume, is_url
+
+    if where is None or not (is_url(where) or Path(where).is_absolute()):
+        return
+    try:
+        check_volume(where)
+    except ValueError as exc:
+        raise ConfigError(file, key, str(exc)) from None
+
+
 def resolve_paths(specs: Mapping[str, Any], usecase_dir: Path) -> dict[str, Any]:
     """Each spec with a relative plain path made absolute against the usecase folder."""
     out = {}
@@ -86,10 +108,11 @@ def _where(spec: Any, base: Path) -> Optional[Location]:
 
 
 def check_locations(config: Any, *, task_dir: Path, store: Path, reads: Iterable[str] = ()) -> None:
-    """Refuse an empty location, or an output that could overwrite or change an input,
-    another output, the task folder or other task code, the usecase folder, the record
-    store, the working directory, the home folder, a file the run reads (``reads``: the
-    ``secret://file`` sources) or any existing file. Raises :class:`OutputLocationError`."""
+    """Refuse an empty location, an output that could overwrite or change an input, another
+    output, the task folder or other task code, the usecase folder, the record store, the
+    working directory, the home folder, a file the run reads (``reads``: the ``secret://file``
+    sources) or any existing file, and an input the record store sits in. Raises
+    :class:`OutputLocationError`."""
     task_dir = Path(os.path.abspath(task_dir))
     usecase_dir = usecase_dir_of(task_dir)
     file = config.file
@@ -104,6 +127,11 @@ def check_locations(config: Any, *, task_dir: Path, store: Path, reads: Iterable
             found.append((spec, where))
     outputs = [(s, w) for s, w in found if s.direction == "output"]
     inputs = [(s, w) for s, w in found if s.direction == "input"]
+    kept = locations.parse(str(store), base=Path.cwd())
+    for spec, where in inputs:  # a record written inside an input would change what the next run reads
+        if where.scheme == "file" and where.contains(kept):
+            raise OutputLocationError(file, _key(spec), f"{spec.location}: the record store ({kept.path}) is "
+                                      "inside this input; records written there would change it")
     for i, (spec, where) in enumerate(outputs):
         def refuse(reason: str) -> None:
             raise OutputLocationError(file, _key(spec), f"{spec.location}: {reason}")

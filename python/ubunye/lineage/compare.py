@@ -13,7 +13,8 @@ Data hashes follow ``shared/spec/run-record.md``:
   ``not comparable`` (never ``changed``);
 - otherwise ``unchanged`` or ``changed``.
 
-The comparison *proves the data the same* only when both runs succeeded and every
+The verdict is :func:`ubunye.lineage.verdict.decide`'s (the one rule of "proven the
+same"): only when both runs succeeded, they are two runs (not one run twice) and every
 input and output is present in both runs with its row count, schema hash and data
 hash ``unchanged``; :attr:`Comparison.problems` says in one line each why not. A run
 whose record still says ``running`` (it has not ended, or was killed before it could
@@ -22,13 +23,16 @@ its data, whatever its steps say.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ubunye.lineage.ending import ABANDONED, abandoned_reason, shown_status
 from ubunye.lineage.record import RunRecord, Step
+from ubunye.lineage.verdict import Trust, Verdict, decide
 
 ROWS_V1 = "rows-v1"
+_SHA256 = re.compile(r"sha256:[0-9a-f]{64}")
 
 UNCHANGED = "unchanged"
 CHANGED = "changed"
@@ -114,17 +118,19 @@ class Comparison:
     expectations: list[FieldDiff]
     timings: list[FieldDiff]
     problems: list[str]
+    verdict: Optional[Verdict] = None  # the problems are its reasons
 
     @property
     def data_proven_same(self) -> bool:
-        """True only when every input and output is proven the same."""
-        return not self.problems
+        """True only when the verdict is proven the same (every input and output, two runs that succeeded)."""
+        return self.verdict is not None and self.verdict.proven_same
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "run_a": self.run_a,
             "run_b": self.run_b,
             "data_proven_same": self.data_proven_same,
+            "verdict": self.verdict.outcome if self.verdict is not None else None,
             "problems": list(self.problems),
             "fields": [f.to_dict() for f in self.fields],
             "steps": [s.to_dict() for s in self.steps],
@@ -158,21 +164,22 @@ def status_problem(record: RunRecord, label: str) -> Optional[str]:
     return f"{label} did not succeed (status {record.status})"
 
 
-def compare_records(a: RunRecord, b: RunRecord) -> Comparison:
-    """Compare run ``a`` (the older, usually) with run ``b``, field by field."""
+def compare_records(a: RunRecord, b: RunRecord, *, trust: Optional[Trust] = None) -> Comparison:
+    """Compare run ``a`` (the older, usually) with run ``b``, field by field; the verdict is
+    :func:`ubunye.lineage.verdict.decide`'s (``trust``: its hook)."""
+    from ubunye.lineage.compare_checks import compare_expectations, compare_timings
+
     steps = compare_run_steps(a, b)
-    problems = [p for p in (status_problem(a, "run A"), status_problem(b, "run B")) if p]
-    problems += [describe_problem(s) for s in steps if s.verdict != UNCHANGED]
-    if not steps:
-        problems.append("neither run recorded any input or output")
+    verdict = decide(a, b, steps=steps, trust=trust)
     return Comparison(
         run_a=run_identity(a),
         run_b=run_identity(b),
         fields=_compare_fields(a, b),
         steps=steps,
-        expectations=_compare_expectations(a.expectations, b.expectations),
-        timings=_compare_timings(a, b),
-        problems=problems,
+        expectations=compare_expectations(a.expectations, b.expectations),
+        timings=compare_timings(a, b),
+        problems=list(verdict.reasons),
+        verdict=verdict,
     )
 
 
@@ -273,6 +280,9 @@ def _why_no_hash(step: Step) -> str:
 
 def _hash_diff(name: str, sa: Step, sb: Step, va: Optional[str], vb: Optional[str],
                labels: tuple[str, str] = ("run A", "run B")) -> FieldDiff:
+    failed = [f"{label}: hash failed: {s.hash_error}" for label, s in zip(labels, (sa, sb)) if s.hash_error]
+    if name == "data_hash" and failed and va is not None and vb is not None:  # a hash beside its failure
+        return FieldDiff(name, UNKNOWN, va, vb, reason="; ".join(failed))
     if va is None or vb is None:
         parts = []
         if va is None:
@@ -289,6 +299,10 @@ def _hash_diff(name: str, sa: Step, sb: Step, va: Optional[str], vb: Optional[st
         return FieldDiff(name, NOT_COMPARABLE, va, vb,
                          reason=f"both hashed by a method older than rows-v1 ({ma}); the hash does not prove the rows",
                          detail={"method_a": sa.hash_method, "method_b": sb.hash_method})
+    malformed = [label for label, v in zip(labels, (va, vb)) if not _SHA256.fullmatch(v)]
+    if malformed:  # a damaged or forged record: an empty or short "hash" proves nothing
+        return FieldDiff(name, NOT_COMPARABLE, va, vb,
+                         reason=f"not a rows-v1 hash (sha256:<64 hex digits>) in {' and '.join(malformed)}")
     return _plain(name, va, vb)
 
 
@@ -376,6 +390,14 @@ def _absent_step(direction: str, name: str, sa: Optional[Step], sb: Optional[Ste
                     half("location"), reason=f"{direction} {name!r} is not in {side}")
 
 
+def _twice(direction: str, name: str, sides: list[str]) -> StepDiff:
+    """A name that one run's record gives to two of its inputs (or outputs): which of them to
+    compare is not known, so nothing about it is proven (a damaged or forged record)."""
+    why = f"{direction} {name!r} appears more than once in {' and '.join(sides)}: the record is ambiguous"
+    parts = [FieldDiff(f, NOT_COMPARABLE, reason=why) for f in ("row_count", "schema_hash", "data_hash", "location")]
+    return StepDiff(direction, name, NOT_COMPARABLE, *parts, reason=why)
+
+
 def compare_run_steps(a: RunRecord, b: RunRecord) -> list[StepDiff]:
     """Every input and output of two runs matched by (direction, name), compared."""
     out: list[StepDiff] = []
@@ -385,7 +407,10 @@ def compare_run_steps(a: RunRecord, b: RunRecord) -> list[StepDiff]:
         names = list(da) + [n for n in db if n not in da]
         for name in names:
             sa, sb = da.get(name), db.get(name)
-            if sa is not None and sb is not None:
+            twice = [side for side, lx in (("run A", la), ("run B", lb)) if [s.name for s in lx].count(name) > 1]
+            if twice:
+                out.append(_twice(direction, name, twice))
+            elif sa is not None and sb is not None:
                 out.append(compare_steps(direction, name, sa, sb))
             else:
                 out.append(_absent_step(direction, name, sa, sb))
@@ -415,80 +440,3 @@ def describe_problem(step: StepDiff) -> str:
     if step.reader is not None and step.reader.verdict == CHANGED:
         line += f"; reader settings changed: {step.reader.reason}"
     return line
-
-
-# ---------------------------------------------------------------- expectations and timings
-
-
-def _outcome(e: Optional[dict[str, Any]]) -> Optional[dict[str, Any]]:
-    if e is None:
-        return None
-    return {"passed": e.get("passed"), "failed": e.get("failed"), "total": e.get("total"),
-            "severity": e.get("severity")}
-
-
-def _identity(e: dict[str, Any]) -> tuple[str, str, str]:
-    """What a rule checks, whatever its name: output, kind and columns (the list form
-    writes ``a,b``, ubunye-engine 0.8.0 ``a, b``)."""
-    column = "" if e.get("column") is None else str(e.get("column")).replace(" ", "")
-    return (str(e.get("output")), str(e.get("kind")), column)
-
-
-def _pair_renamed(da: dict[tuple[str, str], dict[str, Any]], db: dict[tuple[str, str], dict[str, Any]]) -> None:
-    """Key a rule found under different default names in the two runs (the list form's
-    ``unique`` on two columns, 0.8.0's ``a_b_unique``) by run A's name in both, when its
-    output, kind and columns match exactly one unpaired rule of run B."""
-    only_b: dict[tuple[str, str, str], list[tuple[str, str]]] = {}
-    for k, e in db.items():
-        if k not in da and e.get("kind") != "reconcile":
-            only_b.setdefault(_identity(e), []).append(k)
-    only_a: dict[tuple[str, str, str], list[tuple[str, str]]] = {}
-    for k, e in da.items():
-        if k not in db and e.get("kind") != "reconcile":
-            only_a.setdefault(_identity(e), []).append(k)
-    for ident, keys in only_a.items():
-        if len(keys) == 1 and len(only_b.get(ident, ())) == 1:
-            db[keys[0]] = db.pop(only_b[ident][0])
-
-
-def _compare_expectations(la: list[dict[str, Any]], lb: list[dict[str, Any]]) -> list[FieldDiff]:
-    def key(e: dict[str, Any]) -> tuple[str, str]:
-        return (str(e.get("output")), str(e.get("rule")))
-
-    da = {key(e): e for e in la}
-    db = {key(e): e for e in lb}
-    _pair_renamed(da, db)
-    out: list[FieldDiff] = []
-    for k in list(da) + [k for k in db if k not in da]:
-        ea, eb = _outcome(da.get(k)), _outcome(db.get(k))
-        name = f"{k[0]}.{k[1]}"
-        detail = {"output": k[0], "rule": k[1]}
-        if ea is None or eb is None:
-            out.append(FieldDiff(name, MISSING, ea, eb, reason=f"not checked in run {'A' if ea is None else 'B'}",
-                                 detail=detail))
-            continue
-        detail["outcome_changed"] = ea["passed"] != eb["passed"]
-        detail["failed_changed"] = ea["failed"] != eb["failed"]
-        out.append(FieldDiff(name, UNCHANGED if ea == eb else CHANGED, ea, eb, detail=detail))
-    return out
-
-
-def _timing_key(t: dict[str, Any]) -> tuple[str, str]:
-    target = t.get("input") or t.get("output") or ""
-    return (str(t.get("step", "")), str(target))
-
-
-def _compare_timings(a: RunRecord, b: RunRecord) -> list[FieldDiff]:
-    da = {_timing_key(t): t.get("seconds") for t in a.timings}
-    db = {_timing_key(t): t.get("seconds") for t in b.timings}
-    out: list[FieldDiff] = []
-    for k in list(da) + [k for k in db if k not in da]:
-        name = f"{k[0]}({k[1]})" if k[1] else k[0]
-        detail: dict[str, Any] = {"step": k[0], "target": k[1] or None}
-        if k not in da or k not in db:
-            out.append(FieldDiff(name, MISSING, da.get(k), db.get(k),
-                                 reason=f"not timed in run {'A' if k not in da else 'B'}", detail=detail))
-            continue
-        detail["ratio"] = _ratio(da[k], db[k])
-        out.append(FieldDiff(name, UNCHANGED if da[k] == db[k] else CHANGED, da[k], db[k], detail=detail))
-    return out

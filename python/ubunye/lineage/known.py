@@ -29,10 +29,10 @@ from typing import Any, Callable, Optional
 
 from ubunye.lineage.record import RunRecord, Step
 from ubunye.lineage.store import AlreadyExists, BlobInfo, RecordStore
+from ubunye._names import KNOWN_DIR
 
 log = logging.getLogger(__name__)
 
-KNOWN_DIR = ".known"
 KEEP = 16  # entries of a signature tried per location, newest first
 REUSED = "reused"
 

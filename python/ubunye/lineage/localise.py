@@ -95,6 +95,7 @@ class RunDiff:
     run_a: dict[str, Any]
     run_b: dict[str, Any]
     steps: list[StepChange]
+    verdict: Any = None  # ubunye.lineage.verdict.Verdict of these steps: exit 0 only when proven the same
 
     @property
     def differs(self) -> bool:
@@ -102,6 +103,9 @@ class RunDiff:
 
     def to_dict(self) -> dict[str, Any]:
         return {"run_a": self.run_a, "run_b": self.run_b, "differs": self.differs,
+                "proven_same": bool(self.verdict is not None and self.verdict.proven_same),
+                "verdict": self.verdict.outcome if self.verdict is not None else None,
+                "problems": list(self.verdict.reasons) if self.verdict is not None else [],
                 "steps": [s.to_dict() for s in self.steps]}
 
 
@@ -109,15 +113,16 @@ class UnknownStep(LookupError):
     """``--name`` names no input or output of either run."""
 
 
-def diff_records(a: Any, b: Any, name: Optional[str] = None) -> RunDiff:
+def diff_records(a: Any, b: Any, name: Optional[str] = None, *, trust: Any = None) -> RunDiff:
     """Per input and output of runs ``a`` and ``b`` (``name``: only that step), the data
-    hash's verdict and, where it changed, the rows removed and added."""
+    hash's verdict and, where it changed, the rows removed and added; the verdict over
+    those steps is :func:`ubunye.lineage.verdict.decide`'s (``trust``: its hook)."""
     from ubunye.lineage.compare import CHANGED, compare_run_steps, run_identity
+    from ubunye.lineage.verdict import decide
 
     steps = []
-    for diff in compare_run_steps(a, b):
-        if name is not None and diff.name != name:
-            continue
+    chosen = [d for d in compare_run_steps(a, b) if name is None or d.name == name]
+    for diff in chosen:
         change = StepChange(diff.direction, diff.name, diff.data_hash.verdict, reason=diff.data_hash.reason)
         if diff.data_hash.verdict == CHANGED:
             sa = next(s for s in (a.inputs if diff.direction == "input" else a.outputs) if s.name == diff.name)
@@ -130,4 +135,4 @@ def diff_records(a: Any, b: Any, name: Optional[str] = None) -> RunDiff:
         steps.append(change)
     if name is not None and not steps:
         raise UnknownStep(f"no input or output named {name!r} in run {a.run_id} or run {b.run_id}")
-    return RunDiff(run_identity(a), run_identity(b), steps)
+    return RunDiff(run_identity(a), run_identity(b), steps, decide(a, b, steps=chosen, trust=trust))

@@ -31,6 +31,7 @@ from ubunye.lineage.masking import mask_text
 from ubunye.masking import current
 from ubunye.lineage.record import RunRecord, Step
 from ubunye.lineage.search import RunSource, parse_since
+from ubunye.lineage.verdict import decide
 
 # The verdict words of the report (compare's five collapse to three).
 SAME, CHANGED_WORD, UNKNOWN_WORD = "same", "changed", "unknown"
@@ -140,7 +141,9 @@ def _verdicts(before: Optional[RunRecord], record: RunRecord,
             entry["rows"] = [diff.row_count.a, diff.row_count.b]
             entry["reason"] = mask_text(distrust or describe_problem(diff))  # compare's own line
         steps.append(entry)
-    return {"before": before.run_id, "counts": counts, "steps": steps}
+    verdict = decide(before, record)  # the one rule: green only when proven the same
+    return {"before": before.run_id, "counts": counts, "steps": steps, "outcome": verdict.outcome,
+            "problems": [mask_text(p) for p in verdict.reasons]}
 
 
 def _run_summary(key: str, before: Optional[RunRecord], record: RunRecord,

@@ -34,6 +34,7 @@ from ubunye.lineage.compare import (
 )
 from ubunye.lineage.masking import MASK
 from ubunye.lineage.record import RunRecord, Step
+from ubunye.lineage.verdict import Trust, distrust
 
 FILE_FORMATS = ("csv", "parquet", "json")
 SPARK_ONLY_FORMATS = ("delta",)
@@ -197,15 +198,17 @@ def verify_record(
     engine: str = "auto",
     base_dir: Optional[Path] = None,
     hasher: Optional[Hasher] = None,
+    trust: Optional[Trust] = None,
 ) -> Verification:
     """Re-hash every input and output of ``record`` where it was, and compare.
 
     ``base_dir`` resolves relative locations (the usecase folder); ``hasher``
-    replaces the reading and hashing (tests, other engines).
+    replaces the reading and hashing (tests, other engines); ``trust``: the hook of
+    :func:`ubunye.lineage.verdict.decide` (a record it refuses is never proven the same).
     """
     chosen = choose_engine(record, engine)
     checks = [_check(s, record, chosen, base_dir, hasher or default_hasher) for s in record.steps]
-    problems: list[str] = [p for p in [status_problem(record, "the run")] if p]
+    problems: list[str] = [p for p in [distrust(record, "the run", trust), status_problem(record, "the run")] if p]
     for c in checks:
         if c.verdict == UNCHANGED:
             continue

@@ -22,11 +22,11 @@ from ubunye.cli import lineage_render as show_
 from ubunye.cli.commands import refused as _refused
 from ubunye.cli.lineage_options import (
     TaskRef,
-    distrust,
     lineage_errors,
     make_store,
     resolve_task,
     store_options,
+    trust_hook,
     task_options,
 )
 from ubunye.cli.render import echo, emit_json, fail, warn
@@ -138,8 +138,7 @@ def compare_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: bool
     from ubunye.lineage.compare import compare_records
 
     a, b = _pick((usecase_dir, lineage_dir, usecase, package, task), run_id1, run_id2, record1, record2)
-    result = compare_records(a, b)
-    result.problems += distrust(make_store(usecase_dir, lineage_dir), a, b)
+    result = compare_records(a, b, trust=trust_hook(make_store(usecase_dir, lineage_dir)))
     if as_json:
         emit_json("compare", result.to_dict())
     else:
@@ -234,8 +233,7 @@ def verify_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: bool,
     else:
         ref = resolve_task(store, usecase, package, task)
         record = ref.find(run_id) if run_id is not None else ref.newest()
-    result = verify_record(record, engine=engine, base_dir=usecase_dir)
-    result.problems += distrust(store, record)
+    result = verify_record(record, engine=engine, base_dir=usecase_dir, trust=trust_hook(store))
     if as_json:
         emit_json("verify", result.to_dict())
     else:

@@ -1,6 +1,8 @@
 """``ubunye lineage diff``: per changed input and output, the rows removed and added,
-named from the two runs' records alone (their rows-v1 sketches); exit 0 when nothing
-differs, 1 when differences are listed, 2 on errors."""
+named from the two runs' records alone (their rows-v1 sketches); exit 0 only when the
+data is proven the same (:func:`ubunye.lineage.verdict.decide`), 1 when it differs or is
+not proven the same (a hash unknown, a run that did not succeed, one run twice: said in
+one line), 2 on errors."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,7 +10,7 @@ from typing import Any, Optional
 
 import click
 
-from ubunye.cli.lineage_options import distrust, lineage_errors, make_store, store_options, task_options
+from ubunye.cli.lineage_options import lineage_errors, make_store, store_options, task_options, trust_hook
 from ubunye.cli.render import echo, emit_json, fail
 
 
@@ -36,17 +38,14 @@ def diff_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool, 
     if columns is not None and (not show_rows or not columns):
         fail("--key needs --rows and at least one column name")
     a, b = _pick((usecase_dir, lineage_dir, usecase, package, task), run_id1, run_id2, None, None, "diff")
-    untrusted = distrust(make_store(usecase_dir, lineage_dir), a, b)
-    for line in untrusted:  # nothing a forged record says is proven: never exit 0
-        echo(f"not proven: {line}", err=True)
-    try:
-        result = diff_records(a, b, step_name)
+    try:  # a record the store's policy does not prove makes the verdict not proven (never exit 0)
+        result = diff_records(a, b, step_name, trust=trust_hook(make_store(usecase_dir, lineage_dir)))
     except UnknownStep as exc:
         fail(str(exc))
     if show_rows:
-        _show_rows(result, a, b, columns, as_json, bool(untrusted))
+        _show_rows(result, a, b, columns, as_json)
     elif as_json:
-        emit_json("diff", {**result.to_dict(), "not_proven": untrusted})
+        emit_json("diff", result.to_dict())
     else:
         echo(f"run A {a.run_id} -> run B {b.run_id}")
         for step in result.steps:
@@ -63,11 +62,14 @@ def diff_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool, 
 
                 echo("  partitions changed: " + ", ".join(describe(p) for p in step.partitions))
         if not result.differs:
-            echo("no input or output differs")
-    raise SystemExit(1 if result.differs or untrusted else 0)
+            echo("no input or output differs" if result.verdict.proven_same else result.verdict.line())
+        else:
+            for reason in result.verdict.about_runs:  # a failed run, one run twice, an untrusted record
+                echo(f"not proven: {reason}")
+    raise SystemExit(result.verdict.exit_code)
 
 
-def _show_rows(result: Any, a: Any, b: Any, key: Optional[list[str]], as_json: bool, untrusted: bool) -> None:
+def _show_rows(result: Any, a: Any, b: Any, key: Optional[list[str]], as_json: bool) -> None:
     """``--rows``: the decoded rows read from each side's data; exit 1 when anything differs."""
     from ubunye.lineage.diff_rows import find_rows, scanner_for
 
@@ -82,4 +84,6 @@ def _show_rows(result: Any, a: Any, b: Any, key: Optional[list[str]], as_json: b
             echo(update.line())
         for row in found.rows:
             echo(row.line())
-    raise SystemExit(1 if result.differs or untrusted else 0)
+        if not result.verdict.proven_same and not result.differs:
+            echo(result.verdict.line(), err=True)
+    raise SystemExit(result.verdict.exit_code)

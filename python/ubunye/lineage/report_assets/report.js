@@ -32,12 +32,13 @@
     if (!v) { return "first run"; }
     var parts = [];
     ["changed", "unknown", "same"].forEach(function (w) { if (v.counts[w]) { parts.push(v.counts[w] + " " + w); } });
+    if (v.outcome === "not_proven" && !v.counts.changed && !v.counts.unknown) { parts.push("not proven"); }
     return parts.join(", ") || "no steps";
   }
   function verdictClass(v) {
     if (!v) { return ""; }
     if (v.counts.changed) { return "v-changed"; }
-    if (v.counts.unknown) { return "v-unknown"; }
+    if (v.counts.unknown || v.outcome !== "proven_same") { return "v-unknown"; }
     return "v-same";
   }
 
@@ -207,6 +208,9 @@
         ul.appendChild(el("li", { "class": "v-" + s.verdict }, text));
       });
       steps.appendChild(ul);
+      if (r.vs_before.outcome === "not_proven") {
+        steps.appendChild(el("div", { "class": "v-unknown" }, "Not proven the same: " + r.vs_before.problems.join("; ")));
+      }
     } else {
       steps.appendChild(el("div", {}, "The task's first run in this report."));
     }

@@ -10,8 +10,10 @@ URL forms (:func:`open_blobs`):
 - a path, or ``file:///path``: :class:`~ubunye.lineage.store.posix.PosixBlobs`
   (temp file, fsync, ``link`` into place; ``EEXIST`` = already there);
 - ``/Volumes/<catalog>/<schema>/<volume>/...`` and ``dbfs:/Volumes/...`` where that
-  path is mounted (a Databricks cluster): PosixBlobs in volume mode (``O_CREAT|O_EXCL``,
-  no link, no rename: the FUSE mount supports neither reliably); ``dbfs:/Volumes/...`` where it
+  volume's folder exists (a Databricks cluster's mount): PosixBlobs in volume mode
+  (``O_CREAT|O_EXCL``, no link, no rename: the FUSE mount supports neither reliably); a
+  ``/Volumes/...`` path whose volume does not exist is refused (a ValueError: nothing is ever
+  created under ``/Volumes`` on a machine without the mount); ``dbfs:/Volumes/...`` where it
   is not mounted and ``DATABRICKS_HOST`` is set: the Files API
   (:class:`~ubunye.lineage.store.filesapi.FilesApiBlobs`, ``overwrite=false``);
 - ``s3://bucket/prefix``, ``gs://bucket/prefix``, ``az://container/prefix``,
@@ -125,19 +127,13 @@ def open_blobs(where: Union[str, Path]) -> Blobs:
         from ubunye.lineage.store.posix import PosixBlobs
 
         path = Path(text[len("file://"):]) if scheme == "file" else Path(where)
-        return PosixBlobs(path, volume=str(path).startswith(VOLUMES))
+        return PosixBlobs(path, volume=check_volume(where) == MOUNTED)
     if scheme == "dbfs":
         local = text[len("dbfs:"):]
-        if not local.startswith(VOLUMES):
-            raise ValueError(f"lineage store {text!r}: only dbfs:/Volumes/... is supported (Unity Catalog volumes)")
-        if not Path(local).is_dir():
-            if os.environ.get("DATABRICKS_HOST"):  # off a cluster: the Files API
-                from ubunye.lineage.store.filesapi import FilesApiBlobs
+        if check_volume(where) == FILES_API:  # off a cluster: the Files API
+            from ubunye.lineage.store.filesapi import FilesApiBlobs
 
-                return FilesApiBlobs(text, local)
-            raise ValueError(f"lineage store {text!r}: {local} is not mounted here (run on a Databricks cluster, "
-                             "set DATABRICKS_HOST and DATABRICKS_TOKEN for the Files API, "
-                             "or give the volume's cloud URL: s3://, abfss://, gs://)")
+            return FilesApiBlobs(text, local)
         from ubunye.lineage.store.posix import PosixBlobs
 
         return PosixBlobs(Path(local), volume=True)
@@ -147,6 +143,52 @@ def open_blobs(where: Union[str, Path]) -> Blobs:
         return ObjectBlobs(text)
     known = ", ".join(["a path", "file://", *(f"{s}://" for s in OBJECT_SCHEMES), "dbfs:/Volumes"])
     raise ValueError(f"lineage store {text!r}: unknown scheme {scheme!r} (known: {known})")
+
+
+MOUNTED = "mounted"  # a Unity Catalog volume's folder that exists here (a cluster's /Volumes mount)
+FILES_API = "files api"  # dbfs:/Volumes/... off a cluster, with DATABRICKS_HOST set
+
+
+def check_volume(where: Union[str, Path]) -> Optional[str]:
+    """How a store location reaches a Unity Catalog volume: None when it is not under ``/Volumes``
+    (nor ``dbfs:/Volumes``), :data:`MOUNTED` when its volume's folder
+    ``/Volumes/<catalog>/<schema>/<volume>`` exists here, :data:`FILES_API` for ``dbfs:/Volumes/...``
+    off a cluster with ``DATABRICKS_HOST`` set. Anything else is refused (a ValueError, one line):
+    a store is never made by creating ``/Volumes`` or a volume on a machine without the mount."""
+    scheme, text = scheme_of(where), str(where)
+    if scheme == "dbfs":
+        local = text[len("dbfs:"):]
+        if not local.startswith(VOLUMES):
+            raise ValueError(f"lineage store {text!r}: only dbfs:/Volumes/... is supported (Unity Catalog volumes)")
+        if volume_root(text, local).is_dir():
+            return MOUNTED
+        if os.environ.get("DATABRICKS_HOST"):
+            return FILES_API
+        raise ValueError(f"lineage store {text!r}: {local} is not mounted here (run on a Databricks cluster, "
+                         "set DATABRICKS_HOST and DATABRICKS_TOKEN for the Files API, "
+                         "or give the volume's cloud URL: s3://, abfss://, gs://)")
+    if scheme not in ("", "file"):
+        return None
+    full = os.path.abspath(text[len("file://"):] if scheme == "file" else text)  # /x/../Volumes/... too
+    if not (full + "/").startswith(VOLUMES):
+        return None
+    root = volume_root(text, full)
+    if not root.is_dir():
+        raise ValueError(f"lineage store {text!r}: {root} does not exist here, so it is not a mounted Unity "
+                         "Catalog volume (nothing is created under /Volumes: run on a Databricks cluster where "
+                         "the volume exists, or give the volume's cloud URL: s3://, abfss://, gs://)")
+    return MOUNTED
+
+
+def volume_root(text: str, local: str) -> Path:
+    """``/Volumes/<catalog>/<schema>/<volume>`` of a store path under ``/Volumes``; a ValueError
+    (one line) when the path names no volume (fewer parts, ``.`` or ``..``)."""
+    parts = local.replace("\\", "/").split("/")  # "", "Volumes", catalog, schema, volume, ...
+    named = [p for p in parts[2:] if p]
+    if len(named) < 3 or any(p in (".", "..") for p in named):
+        raise ValueError(f"lineage store {text!r}: a store under /Volumes must be in a Unity Catalog volume, "
+                         "/Volumes/<catalog>/<schema>/<volume>/... (without . or ..)")
+    return Path(VOLUMES, *named[:3])
 
 
 def held(blobs: "Blobs", key: str) -> Optional[bytes]:

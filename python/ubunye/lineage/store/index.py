@@ -57,6 +57,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
+from ubunye._names import INDEX_DIR
 from ubunye.lineage.errors import UnreadableRecord
 from ubunye.lineage.record import RunRecord
 from ubunye.lineage.store.blobs import BlobError, BlobInfo
@@ -65,7 +66,6 @@ if TYPE_CHECKING:
     from ubunye.lineage.store.records import RecordStore
 
 SCHEMA_VERSION = 4  # 4: start times with four-digit years (an index of 3 may hold year 999 as "999")
-INDEX_DIR = ".index"
 SUFFIX = ".json"
 ORDER = "_order"  # the markers' folder under a task (object stores)
 MARK = "%Y%m%dT%H%M%S.%fZ"  # a marker name's time: fixed width, so names sort by it

@@ -436,7 +436,13 @@ class RecordStore:
         return any(_is_record(b) for b in files) or STARTED in folders
 
     def _folders(self, prefix: str) -> list[str]:
-        return [name for name in self.blobs.listdir(prefix)[1] if not name.startswith((".", "_"))]
+        """The sub-folders of ``prefix`` that can be a usecase (``prefix`` empty), package or task:
+        every valid name, dot and underscore names included (a task may be called ``.hidden``);
+        the store's own folders beside the usecases (``.index``, ``.known``: no usecase may have
+        their names) are never listed further, which on an object store would be a request per
+        known location. ``_started`` and ``_order`` lie inside a task."""
+        kind = "package" if prefix else "usecase"
+        return [name for name in self.blobs.listdir(prefix)[1] if _is_name(kind, name)]
 
 
 FileStore = RecordStore  # the name before backends; kept for callers and old scripts
@@ -463,6 +469,14 @@ def _may_be_newer(info: BlobInfo, floor: Optional[datetime]) -> bool:
     if floor is None or floor == _OLDEST:
         return True
     return info.modified >= floor - CLOCK_SLACK
+
+
+def _is_name(kind: str, name: str) -> bool:
+    try:
+        validate_name(kind, name)
+    except LineageError:
+        return False
+    return True
 
 
 def _is_record(info: BlobInfo) -> bool:
