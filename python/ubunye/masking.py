@@ -42,6 +42,7 @@ from urllib.parse import quote, quote_plus
 
 MASK = "***"
 ERROR_LIMIT = 2000
+RECORD_ERROR_LIMIT = 65536  # a record keeps the whole (masked) error up to this; lines show ERROR_LIMIT
 _TRUNCATED = " ... [truncated]"
 SHORT = 4  # a number shorter than this is a setting (``sig_figs: 3``), never a secret
 LONG = 8  # values shorter than this are masked only where they stand alone as a token (not in a path)

@@ -29,7 +29,7 @@ from ubunye.lineage.context import DataEvent, RunContext, current_pipeline
 from ubunye.lineage.ending import describe, this_process
 from ubunye.lineage.errors import LineageError, RecordWriteError
 from ubunye.lineage.evidence import code_hash, config_hash, environment, environment_hash
-from ubunye.masking import current
+from ubunye.masking import RECORD_ERROR_LIMIT, current
 from ubunye.lineage.record import SEAL_FIELD, RunRecord, Step
 from ubunye.lineage.steps import FingerprintFn, StepHasher, build_steps
 from ubunye._names import validate_name
@@ -141,7 +141,8 @@ class LineageRecorder:
         record.ended_at = now_iso()
         record.duration_sec = None if duration_sec is None else float(duration_sec)
         record.status = status
-        record.error = current().error(describe(error) if isinstance(error, BaseException) else error)  # capped
+        record.error = current().error(describe(error) if isinstance(error, BaseException) else error,
+                                       RECORD_ERROR_LIMIT)  # the whole text, bounded
         record.expectations = [dict(e) for e in (expectations or [])]
         record.timings = [dict(t) for t in (timings or [])]
         if context.code_files:  # modules the run imported after it started
