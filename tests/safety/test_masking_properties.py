@@ -285,3 +285,27 @@ def test_secret_leak_run_no_form_in_streams_record_or_exception(variable: str, e
         logging.getLogger("ubunye").removeHandler(handler)
         os.environ.pop("PROBE_PROP_SECRET", None)
         process().clear()
+
+
+@settings(PROPS, max_examples=int(os.environ.get("UBUNYE_PROPERTY_CLI_RUNS", "3")))
+@given(RUN_SECRETS, RUN_SECRETS)
+def test_secret_leak_cli_run_no_form_on_stdout_stderr_or_store(variable: str, env_secret: str) -> None:
+    """The same run through the real CLI (``--var`` and ``secret://env``): its stdout, its stderr
+    and every file of its store."""
+    import tempfile
+    from pathlib import Path
+
+    from harness import Usecase
+
+    with tempfile.TemporaryDirectory() as tmp:
+        uc = Usecase(Path(tmp))
+        src = uc.root / "data" / "people.csv"
+        src.write_text("id,name\n1,Thabo\n2,Anna\n", encoding="utf-8")
+        uc.task("t", RUN_CONFIG.format(input=json.dumps(str(src)), output=json.dumps(str(uc.root / "out"))), RUN_CODE)
+        result = uc.run("-t", "t", "--lineage", "--var", f"api_secret={variable}",
+                        env={"PROBE_PROP_SECRET": env_secret})
+        assert result.code == 1 and "login failed" in result.err, str(result)
+        shown = [("stdout", result.out), ("stderr", result.err), *written_texts(uc.lineage_dir)]
+        for value in (variable, env_secret):
+            for where, text in shown:
+                assert not run_leaks(value, text), (value, where, run_leaks(value, text), text[:3000])
