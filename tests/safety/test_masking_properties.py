@@ -72,7 +72,8 @@ def carrier(value: str) -> str:
     """A text holding every form of ``value``, each between spaces, on one line and on lines."""
     parts = forms(value)
     return ("connect failed for " + " | ".join(f" {f} " for f in parts) + " .\n"
-            + "\n".join(f"line {f} " for f in parts))
+            + "\n".join(f"line {f} " for f in parts)
+            + "\n" + " ".join(f"/data/x{f}/y.csv word{f}word" for f in parts))  # a long value: anywhere
 
 
 def leaked(value: str, text: str) -> list[str]:
@@ -146,6 +147,7 @@ def test_secret_leak_url_userinfo_password_no_form_survives(value: str) -> None:
 def test_secret_leak_jdbc_password_forms_no_form_survives(value: str) -> None:
     for location in (
         f"jdbc:postgresql://db:5432/shop?user=etl&password={quote(value, safe='')}&ssl=true",
+        f"jdbc:oracle:thin:scott/{quote(value, safe='')}@//db.internal:1521/ORCL",
         "jdbc:sqlserver://db:1433;user=sa;password={" + value.replace("}", "}}") + "};encrypt=true",
     ):
         masker = Masker()
