@@ -221,15 +221,21 @@ class Masker:
             self.parent.add(text)
 
     def add_variables(self, variables: Mapping[str, Any]) -> None:
-        """The values of the variables whose names look secret (nested mappings walked), and
-        the passwords their texts carry."""
+        """The values of the variables whose names look secret (nested mappings and lists walked:
+        each item of a list under a secret name is a secret), and the passwords their texts carry."""
         for key, value in variables.items():
-            if isinstance(value, Mapping):
-                self.add_variables(value)
-            elif is_secret_name(str(key)) and value is not None:
-                self.add(value)
-            elif isinstance(value, str):
-                self.add_location(value)
+            self._add_variable(value, is_secret_name(str(key)))
+
+    def _add_variable(self, value: Any, secret: bool) -> None:
+        if isinstance(value, Mapping):
+            self.add_variables(value)  # as Masker.doc: a mapping's own keys say what is secret
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                self._add_variable(item, secret)
+        elif secret and value is not None:
+            self.add(value)
+        elif isinstance(value, str):
+            self.add_location(value)
 
     def add_location(self, text: Optional[str]) -> None:
         """The passwords a location carries (URL userinfo, JDBC forms, secret parameters)."""

@@ -47,6 +47,7 @@ UUID_KEY = "123e4567-e89b-12d3-a456-426614174000"  # likewise a uuid-shaped key
 PATH_QUOTED = ":/"  # quote(value) (``/`` kept, as in a URL path) was no known form
 REPR_IN_REPR = "'\x1b"  # repr(repr(value)) escapes the quote repr put in: no known form
 ENCODED_IN_URL = "\x1b"  # a URL's password was learnt percent-encoded only, not as a driver decodes it
+IN_A_LIST = "abc12345"  # a secret in a list variable ({"api_tokens": [...]}) was learnt as the list's text only
 
 
 def _lower_escapes(text: str) -> str:
@@ -121,9 +122,15 @@ def test_secret_leak_known_value_no_form_survives(value: str) -> None:
 @PROPS
 @given(SECRETS)
 @example(REPR_IN_REPR)
+@example(IN_A_LIST)
 def test_secret_leak_secret_named_variable_no_form_survives(value: str) -> None:
     try:
         assert_masked(value, Masker.for_run({"db_password": value, "nested": {"api_token": value}}))
+        # in a list: under a secret name, of mappings, of locations (each was learnt as nothing)
+        for variables in ({"api_tokens": ["first-token", value]}, {"creds": [{"user": "etl", "password": value}]},
+                          {"sources": [f"postgresql://etl:{quote(value, safe='')}@db/shop"]}):
+            process().clear()
+            assert_masked(value, Masker.for_run(variables))
     finally:
         process().clear()
 
@@ -159,11 +166,12 @@ def test_secret_leak_jdbc_password_forms_no_form_survives(value: str) -> None:
 @given(SECRETS)
 @example(HEX_KEY)
 @example(REPR_IN_REPR)
+@example(IN_A_LIST)
 def test_secret_leak_record_of_another_writer_no_form_survives(value: str) -> None:
     text = carrier(value)
     doc = {
         "run_id": "r-1", "usecase": "shop", "package": "orders", "task_name": "t", "status": "failed",
-        "error": text, "variables": {"db_password": value, "region": "za"},
+        "error": text, "variables": {"db_password": value, "region": "za", "api_tokens": ["first-token", value]},
         "outputs": [{"name": "out", "direction": "output", "location": text, "options": {"x": text}}],
     }
     shown = json.dumps(RunRecord.from_dict(doc).to_dict(), ensure_ascii=False)
@@ -171,6 +179,8 @@ def test_secret_leak_record_of_another_writer_no_form_survives(value: str) -> No
     for field in (loaded.error, loaded.outputs[0].location, loaded.outputs[0].options["x"]):
         assert not leaked(value, field), (value, leaked(value, field))
     assert value not in json.loads(shown)["variables"].values()
+    only_listed = dict(doc, variables={"api_tokens": ["first-token", value]})
+    assert not leaked(value, RunRecord.from_dict(only_listed).error), value
 
 
 # --- a run: the task raises, logs and warns every form of a generated secret ------------------
