@@ -38,7 +38,7 @@ import threading
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Iterable, Iterator, Mapping, Optional, Union
-from urllib.parse import quote, quote_plus
+from urllib.parse import quote, quote_plus, unquote, unquote_plus
 
 MASK = "***"
 ERROR_LIMIT = 2000
@@ -162,9 +162,10 @@ def _forms(value: str) -> set[str]:
     forms: set[str] = set()
     for base in bases:
         r = repr(base)[1:-1]
-        forms |= {base, r, r.replace("'", "\\'"), r.replace('"', '\\"'), repr(r)[1:-1],
-                  json.dumps(base)[1:-1], json.dumps(base, ensure_ascii=False)[1:-1],
-                  json.dumps(json.dumps(base)[1:-1])[1:-1], quote(base, safe=""), quote_plus(base)}
+        for escaped in (r, repr(r)[1:-1], repr(repr(base))[2:-2]):  # a repr, a repr in a repr (quotes off)
+            forms |= {escaped, escaped.replace("'", "\\'"), escaped.replace('"', '\\"')}
+        forms |= {base, json.dumps(base)[1:-1], json.dumps(base, ensure_ascii=False)[1:-1],
+                  json.dumps(json.dumps(base)[1:-1])[1:-1], quote(base, safe=""), quote(base), quote_plus(base)}
     return {f for f in forms if f.strip()}
 
 
@@ -177,7 +178,9 @@ def _secrets_in(text: str) -> list[str]:
             if value[:1] == "{" and value[-1:] == "}":
                 found += [value, value[1:-1].replace("}}", "}")]
             found.append(value.strip("\"'"))
-    return [v for v in found if v]
+    # a URL or a query string carries its password percent-encoded: a driver decodes it (and may
+    # print what it decoded), so the decoded value is a secret too
+    return [v for v in dict.fromkeys(d for f in found for d in (f, unquote(f), unquote_plus(f))) if v]
 
 
 class Masker:
@@ -187,7 +190,7 @@ class Masker:
         self.parent = parent
         self._values: set[str] = set()
         self._lock = threading.Lock()
-        self._built: Optional[tuple[frozenset[str], re.Pattern[str]]] = None
+        self._built: Optional[tuple[frozenset[str], re.Pattern[str], frozenset[str]]] = None
         for value in values:  # this masker's own (the parent learns only what add() is given)
             text = "" if value is None else str(value)
             if text.strip():
@@ -219,15 +222,21 @@ class Masker:
             self.parent.add(text)
 
     def add_variables(self, variables: Mapping[str, Any]) -> None:
-        """The values of the variables whose names look secret (nested mappings walked), and
-        the passwords their texts carry."""
+        """The values of the variables whose names look secret (nested mappings and lists walked:
+        each item of a list under a secret name is a secret), and the passwords their texts carry."""
         for key, value in variables.items():
-            if isinstance(value, Mapping):
-                self.add_variables(value)
-            elif is_secret_name(str(key)) and value is not None:
-                self.add(value)
-            elif isinstance(value, str):
-                self.add_location(value)
+            self._add_variable(value, is_secret_name(str(key)))
+
+    def _add_variable(self, value: Any, secret: bool) -> None:
+        if isinstance(value, Mapping):
+            self.add_variables(value)  # as Masker.doc: a mapping's own keys say what is secret
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                self._add_variable(item, secret)
+        elif secret and value is not None:
+            self.add(value)
+        elif isinstance(value, str):
+            self.add_location(value)
 
     def add_location(self, text: Optional[str]) -> None:
         """The passwords a location carries (URL userinfo, JDBC forms, secret parameters)."""
@@ -248,9 +257,11 @@ class Masker:
     def text(self, s: Any) -> str:
         """``s`` (as text) with every password, secret parameter, token and known value masked."""
         out = str(s)
-        pattern = self._values_pattern()  # known values first: a rule below may cut one in two
-        if pattern is not None:
-            out = pattern.sub(lambda m: m.group(0) if m.lastgroup == "digest" else MASK, out)
+        built = self._values_pattern()  # known values first: a rule below may cut one in two
+        if built is not None:
+            pattern, forms = built  # a digest is kept unless it is itself a known value (a hex API key)
+            out = pattern.sub(lambda m: m.group(0) if m.lastgroup == "digest" and m.group(0) not in forms
+                              else MASK, out)
         out = _URL_USERINFO.sub(lambda m: f"{m['head']}{MASK}@", out)
         out = _ORACLE.sub(lambda m: f"{m['head']}{MASK}@", out)
         out = _PARAM.sub(lambda m: f"{m['key']}{m['sep']}{MASK}" if _secret_key(m["key"]) else m.group(0), out)
@@ -293,19 +304,20 @@ class Masker:
             return [self.doc(v, skip=skip) for v in obj]
         return obj
 
-    def _values_pattern(self) -> Optional[re.Pattern[str]]:
+    def _values_pattern(self) -> Optional[tuple[re.Pattern[str], frozenset[str]]]:
+        """The pattern of every known value's forms (after the digests it keeps), and the forms."""
         values = self.values()
         if not values:
             return None
-        built = self._built  # (values, pattern): one read, so another thread's rebuild cannot mix them
+        built = self._built  # (values, pattern, forms): one read, so another thread's rebuild cannot mix them
         if built is not None and built[0] == values:
-            return built[1]
+            return built[1], built[2]
         forms = sorted({(f, len(v) >= LONG) for v in values for f in _forms(v)}, key=lambda f: len(f[0]),
                        reverse=True)
         parts = [_escaped(f) if anywhere else _token(f) for f, anywhere in forms]
         pattern = re.compile(rf"(?P<digest>{_DIGEST})|{'|'.join(parts)}")
-        self._built = (values, pattern)
-        return pattern
+        self._built = (values, pattern, frozenset(f for f, _ in forms))
+        return pattern, self._built[2]
 
 
 _PROCESS = Masker()
