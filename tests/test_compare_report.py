@@ -81,6 +81,7 @@ def test_the_whole_report_of_two_runs_that_differ_in_every_way() -> None:
         {"name": "backend", "verdict": "changed", "a": "pandas", "b": "spark"},
         same("engine_version", "1.0"),
         {"name": "time_zone", "verdict": "changed", "a": "UTC", "b": "Europe/Paris"},
+        {"name": "outputs_handed_in", "verdict": "unchanged", "a": [], "b": []},
         {"name": "duration_sec", "verdict": "changed", "a": 10.0, "b": 25.0, "ratio": 2.5},
     ]
     people, adults, gone = got["steps"]

@@ -29,6 +29,9 @@ class Copy(Task):
 """
 
 
+S_HASH, D_HASH = "sha256:" + "5" * 64, "sha256:" + "d" * 64  # well-formed stand-ins
+
+
 def config(raw: str) -> str:
     return f"""
 CONFIG:
@@ -131,7 +134,7 @@ def test_lineage_compare_gives_a_changed_option_as_the_reason(usecase: Path) -> 
 
 def test_compare_names_a_schema_change_even_when_the_rows_are_the_same() -> None:
     def step(schema: Any) -> Step:
-        return Step("raw", "input", "csv", "/x", 1, "sha256:s", "sha256:d", "rows-v1", options={"header": "true"},
+        return Step("raw", "input", "csv", "/x", 1, S_HASH, D_HASH, "rows-v1", options={"header": "true"},
                     schema=schema)
 
     a = RunRecord("a", status="success", inputs=[step(None)])
@@ -139,7 +142,7 @@ def test_compare_names_a_schema_change_even_when_the_rows_are_the_same() -> None
     (diff,) = compare_records(a, b).steps
     assert diff.verdict == "unchanged" and diff.reader is not None
     assert (diff.reader.verdict, diff.reader.reason) == ("changed", "schema inferred -> 'a INT'")
-    older = RunRecord("c", status="success", inputs=[Step("raw", "input", "csv", "/x", 1, "sha256:s", "sha256:d",
+    older = RunRecord("c", status="success", inputs=[Step("raw", "input", "csv", "/x", 1, S_HASH, D_HASH,
                                                          "rows-v1")])
     (diff,) = compare_records(older, b).steps
     assert diff.reader is not None and diff.reader.verdict == "unknown"

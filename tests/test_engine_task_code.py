@@ -113,6 +113,7 @@ def test_run_task_and_notebooks_side_by_side(usecase: Path) -> None:
     out_a = nb_a.transform()
     assert set(out_a["tagged"]["tag"]) == {"A-1"}
     assert set(out_b["tagged"]["tag"]) == {"B-2"}
+    nb_b.close()  # its run holds output b's writer lock (one writer per output) until it ends
     run_task(usecase / "shop/orders/b", backend="pandas")
     assert tags(usecase, "b") == {"B-2"}
     assert_left_as_found(before)

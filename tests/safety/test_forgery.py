@@ -302,7 +302,7 @@ def test_lying_record_written_by_hand_into_an_object_store_proves_nothing(tmp_pa
     """The S3 case of the issue, on obstore's in-memory object store: a record without a seal put
     as a new object dated 2030 is listed first, and compare's verdict does not prove it."""
     pytest.importorskip("obstore")
-    from ubunye.cli.lineage_options import distrust
+    from ubunye.cli.lineage_options import trust_hook
     from ubunye.lineage.attestation import write_policy
     from ubunye.lineage.attestation.keys import Ed25519Verifier, load_key_file
     from ubunye.lineage.compare import compare_records
@@ -326,9 +326,11 @@ def test_lying_record_written_by_hand_into_an_object_store_proves_nothing(tmp_pa
     newest, before = store.latest_runs("shop", "orders", "copy", 2)
     assert newest.run_id == forged["run_id"]
     assert compare_records(before, newest).data_proven_same  # the hashes alone say "the same"
-    assert distrust(store, before) == []
-    (line,) = distrust(store, before, newest)
-    assert line.startswith(f"run {forged['run_id']} is not proven by its signature: it is unsigned")
+    trust = trust_hook(store)
+    assert trust(before) is None
+    assert trust(newest).startswith(f"run {forged['run_id']} is not proven by its signature: it is unsigned")
+    verdict = compare_records(before, newest, trust=trust)
+    assert not verdict.data_proven_same and "is not proven by its signature" in " ".join(verdict.problems)
 
 
 def test_lying_record_the_newest_records_deleted_with_their_chain_places_are_seen(store) -> None:
