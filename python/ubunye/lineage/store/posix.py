@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
@@ -77,11 +78,25 @@ class PosixBlobs:
                 pass
 
     def get(self, key: str) -> bytes:
+        """The bytes of the regular file at ``key``; a FIFO, a device or a folder planted there (or
+        a link to one: ``/dev/zero``) is an :class:`OSError` naming it, never a read that blocks or
+        never ends."""
         path = self.locate(key)
         try:
-            return path.read_bytes()
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
         except FileNotFoundError:
             raise BlobNotFound(errno.ENOENT, "no such record", str(path)) from None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise OSError(errno.EINVAL, "not a regular file", str(path))
+            chunks = []
+            while True:
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:
+                    return b"".join(chunks)
+                chunks.append(chunk)
+        finally:
+            os.close(fd)
 
     def listdir(self, prefix: str) -> tuple[list[BlobInfo], list[str]]:
         folder = self.locate(prefix)

@@ -1,0 +1,114 @@
+"""The attacker's second look at the merged issue-35/36 work: the new surfaces (signing key, store
+policy, ``lineage attest``, the chain) through the real CLI.
+
+One usecase is built once (two real ``ubunye run`` processes signed with a key of the test's own);
+each probe works on a fresh copy of it.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from harness import Result, Usecase, assert_one_line_error, cli, tree_digest, assert_unchanged
+from test_forgery import CONFIG, _key_pem
+
+TIMEOUT = 15.0  # every probe here ends in a second or two; a hang is what is probed
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("redteam")
+    key, _ = _key_pem(root)
+    env = {"UBUNYE_SIGNING_KEY": str(key), "XDG_CONFIG_HOME": str(root / "config")}
+    uc = Usecase(root / "uc")
+    uc.task("copy", CONFIG.format(src=uc.parquet("in.parquet"), out=uc.root / "data" / "out"))
+    for _ in range(2):
+        result = uc.run("-t", "copy", "--lineage", env=env)
+        assert result.code == 0, str(result)
+    return uc.root
+
+
+@pytest.fixture()
+def root(built: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "uc"
+    shutil.copytree(built, copy)
+    return copy
+
+
+def _store(root: Path) -> Path:
+    return root / ".ubunye" / "lineage"
+
+
+def _lineage(root: Path, *args: str, env: dict | None = None) -> Result:
+    return cli("lineage", *args, "-d", str(root), "-u", "shop", "-p", "orders", "-t", "copy",
+               env={"XDG_CONFIG_HOME": str(root.parent / "config"), **(env or {})}, timeout=TIMEOUT)
+
+
+@pytest.mark.parametrize("where", ["task folder", "store root", "through a link"])
+def test_escape_attest_never_writes_into_the_store(root: Path, where: str) -> None:
+    """``lineage attest -o`` wrote its three files into the store's task folder (then ``verify``
+    failed on them: "the latest run may be ...dsse.json, which is unreadable")."""
+    store = _store(root)
+    target = {"task folder": store / "shop" / "orders" / "copy", "store root": store,
+              "through a link": root.parent / "link" / "x"}[where]
+    if where == "through a link":
+        (root.parent / "link").symlink_to(store / "shop")
+    before = tree_digest(store)
+    result = _lineage(root, "attest", "-o", str(target))
+    assert_one_line_error(result, naming=["the record store"])
+    assert_unchanged(before, tree_digest(store))
+    assert _lineage(root, "verify").code == 0
+
+
+def test_data_loss_attest_refuses_before_writing_any_file(root: Path, tmp_path: Path) -> None:
+    """A file of the user's at the third name: nothing is written, the file is kept (before: the
+    first two were written, then the third refused)."""
+    out = tmp_path / "out"
+    first = _lineage(root, "attest", "-o", str(out))
+    assert first.code == 0, str(first)
+    pem = next(out.glob("*.pub.pem"))
+    for path in out.iterdir():
+        if path != pem:
+            path.unlink()
+    pem.write_text("mine\n")
+    result = _lineage(root, "attest", "-o", str(out))
+    assert_one_line_error(result, naming=[pem.name])
+    assert sorted(p.name for p in out.iterdir()) == [pem.name] and pem.read_text() == "mine\n"
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
+def test_hang_a_pinned_policy_that_is_a_fifo_or_a_device_is_one_line(root: Path, tmp_path: Path, kind: str) -> None:
+    """``UBUNYE_TRUST_POLICY`` naming a FIFO blocked forever; ``/dev/zero`` read until memory ran out."""
+    if kind == "fifo":
+        policy = tmp_path / "policy.fifo"
+        os.mkfifo(policy)
+    else:
+        policy = Path("/dev/zero")
+    result = _lineage(root, "verify", env={"UBUNYE_TRUST_POLICY": str(policy)})
+    assert_one_line_error(result, naming=[str(policy), "UBUNYE_TRUST_POLICY"])
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link to /dev/zero"])
+@pytest.mark.parametrize("blob", ["policy", "envelope"])
+def test_hang_a_fifo_or_device_planted_in_the_store_is_never_read(root: Path, kind: str, blob: str) -> None:
+    """A FIFO (or a link to ``/dev/zero``) planted as the store's policy or as a run's signed
+    envelope: every read of the store hung (the store's file reader opened it blocking)."""
+    store = _store(root)
+    if blob == "policy":
+        path = store / "ubunye-policy.json"
+    else:
+        path = next((store / "shop" / "orders" / "copy" / "_signed").glob("*.dsse.json"))
+        path.unlink()
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("/dev/zero")
+    result = _lineage(root, "verify", "--signatures")
+    if blob == "policy":
+        assert_one_line_error(result, naming=[str(path), "not a regular file"])
+    else:
+        assert result.code == 1 and "not a regular file" in result.text, str(result)
+        assert "Traceback" not in result.text, str(result)
