@@ -112,3 +112,44 @@ def test_hang_a_fifo_or_device_planted_in_the_store_is_never_read(root: Path, ki
     else:
         assert result.code == 1 and "not a regular file" in result.text, str(result)
         assert "Traceback" not in result.text, str(result)
+
+
+def _run_with_key(tmp_path: Path, key: Path) -> tuple[Usecase, Result]:
+    uc = Usecase(tmp_path / "uc2")
+    uc.task("copy", CONFIG.format(src=uc.parquet("in.parquet"), out=uc.root / "data" / "out"))
+    result = uc.run("-t", "copy", "--lineage", env={"UBUNYE_SIGNING_KEY": str(key),
+                                                    "XDG_CONFIG_HOME": str(tmp_path / "config")}, timeout=TIMEOUT)
+    return uc, result
+
+
+@pytest.mark.parametrize("mode", [0o644, 0o640, 0o606])
+def test_lying_record_a_signing_key_others_may_read_signs_nothing(tmp_path: Path, mode: int) -> None:
+    """A key file others can read (``cp key.pem`` under umask 022) signed every record: anyone on
+    the machine could sign as its owner. Now the record is kept, unsigned, and the run says why."""
+    key, _ = _key_pem(tmp_path)
+    key.chmod(mode)
+    uc, result = _run_with_key(tmp_path, key)
+    assert result.code != 0 and "Traceback" not in result.text, str(result)
+    assert f"signing key {key}: others may read or change it (mode {mode:04o})" in result.err, str(result)
+    (record,) = [r for r in uc.records("copy") if r["status"] != "running"]
+    assert record["status"] == "success"
+    assert not (uc.lineage_dir / "shop" / "orders" / "copy" / "_signed").exists()
+
+
+def test_lying_record_a_signing_key_inside_a_store_signs_nothing(root: Path, tmp_path: Path) -> None:
+    """``UBUNYE_SIGNING_KEY`` naming a file in a record store (every reader of the store has it)."""
+    key, _ = _key_pem(tmp_path)
+    planted = _store(root) / "shop" / "key.pem"
+    shutil.copy(key, planted)
+    planted.chmod(0o600)
+    _, result = _run_with_key(tmp_path, planted)
+    assert result.code != 0 and f"signing key {planted}: is inside a record store" in result.err, str(result)
+
+
+def test_hang_a_signing_key_that_is_a_fifo_is_refused(tmp_path: Path) -> None:
+    """A FIFO as the key is never waited on, and is named for what it is (before: "not an unencrypted
+    PEM private key": the key loader's own error was caught as a ValueError and replaced)."""
+    fifo = tmp_path / "key.fifo"
+    os.mkfifo(fifo, 0o600)
+    _, result = _run_with_key(tmp_path, fifo)
+    assert result.code != 0 and f"signing key {fifo}: not a regular file" in result.err, str(result)
