@@ -153,3 +153,24 @@ def test_hang_a_signing_key_that_is_a_fifo_is_refused(tmp_path: Path) -> None:
     os.mkfifo(fifo, 0o600)
     _, result = _run_with_key(tmp_path, fifo)
     assert result.code != 0 and f"signing key {fifo}: not a regular file" in result.err, str(result)
+
+
+@pytest.mark.parametrize("name", ["00000000000\u00b2", "\u0660" * 11 + "\u0661"])
+def test_traceback_a_planted_chain_file_of_unicode_digits_is_not_a_place(root: Path, tmp_path: Path, name: str) -> None:
+    """A file named with 12 characters ``str.isdigit()`` takes but are not ASCII digits, planted in
+    a task's ``_chain/``: ``verify --chain`` stopped with ``error: invalid literal for int() ...``
+    (exit 2), so one planted file stopped every chain check of the store. (The Arabic-Indic name
+    passed before too: it reads as place 1, which is there; a guard.)"""
+    from cryptography.hazmat.primitives import serialization
+
+    chain = _store(root) / "shop" / "orders" / "copy" / "_chain"
+    (chain / name).write_text("{}")
+    key, _ = _key_pem(tmp_path)
+    private = serialization.load_pem_private_key(key.read_bytes(), password=None)
+    pub = tmp_path / "k.pub"
+    pub.write_bytes(private.public_key().public_bytes(serialization.Encoding.PEM,
+                                                      serialization.PublicFormat.SubjectPublicKeyInfo))
+    result = _lineage(root, "verify", "--chain", "--signatures", "--key", str(pub))
+    assert "int()" not in result.text and "Traceback" not in result.text, str(result)
+    assert result.code == 1 and "NOT PROVEN" in result.out, str(result)  # a key the records are not signed by
+    assert "chain of shop/orders/copy: 2 place(s)" in result.out, str(result)
