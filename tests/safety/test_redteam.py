@@ -174,3 +174,30 @@ def test_traceback_a_planted_chain_file_of_unicode_digits_is_not_a_place(root: P
     assert "int()" not in result.text and "Traceback" not in result.text, str(result)
     assert result.code == 1 and "NOT PROVEN" in result.out, str(result)  # a key the records are not signed by
     assert "chain of shop/orders/copy: 2 place(s)" in result.out, str(result)
+
+
+@pytest.mark.parametrize("where", ["key folder", "folder above it", "inside it", "named key file"])
+def test_data_loss_an_output_on_the_signing_key_is_refused(tmp_path: Path, where: str) -> None:
+    """An output at the per-user key's folder: the record was signed by a key made inside the
+    output (the private key shipped with the data), and the next run's overwrite deleted it (a new
+    key each run: every policy naming the old one then refused the records). The named key file was
+    refused before too, as an existing file; now it is named as the key (a guard)."""
+    config = tmp_path / "config"
+    signing = config / "ubunye" / "signing"
+    named = tmp_path / "named.pem"
+    out = {"key folder": signing, "folder above it": config / "ubunye", "inside it": signing / "out",
+           "named key file": named}[where]
+    env = {"XDG_CONFIG_HOME": str(config)}
+    if where == "named key file":
+        key, _ = _key_pem(tmp_path)
+        key.rename(named)
+        env["UBUNYE_SIGNING_KEY"] = str(named)
+    uc = Usecase(tmp_path / "uc3")
+    uc.task("copy", CONFIG.format(src=uc.parquet("in.parquet"), out=out))
+    before = named.read_bytes() if where == "named key file" else None
+    result = uc.run("-t", "copy", "--lineage", env=env, timeout=TIMEOUT)
+    assert_one_line_error(result, naming=["CONFIG.outputs.clean.path", "signing key"])
+    if before is not None:
+        assert named.read_bytes() == before
+    else:
+        assert not (signing / "ed25519.pem").exists() or not (signing / "_SUCCESS").exists()

@@ -204,6 +204,17 @@ def user_key_path() -> Path:
     return Path(base) / "ubunye" / "signing" / "ed25519.pem"
 
 
+def key_places() -> list[Path]:
+    """Where this process's signing keys live (``UBUNYE_SIGNING_KEY``'s file, the per-user key's
+    folder): places no run's output may overlap (an overwrite would delete the key, a write into
+    its folder would carry the private key away with the data)."""
+    named = os.environ.get(KEY_ENV)
+    places = [user_key_path().parent]
+    if named and named.lower() != "off":
+        places.append(Path(named))
+    return places
+
+
 _CACHE: dict[str, Ed25519Signer] = {}
 
 
