@@ -68,7 +68,7 @@ def test_data_loss_attest_refuses_before_writing_any_file(root: Path, tmp_path: 
     first two were written, then the third refused)."""
     out = tmp_path / "out"
     first = _lineage(root, "attest", "-o", str(out))
-    assert first.code == 0, str(first)
+    assert len(list(out.iterdir())) == 3, str(first)
     pem = next(out.glob("*.pub.pem"))
     for path in out.iterdir():
         if path != pem:
@@ -201,3 +201,13 @@ def test_data_loss_an_output_on_the_signing_key_is_refused(tmp_path: Path, where
         assert named.read_bytes() == before
     else:
         assert not (signing / "ed25519.pem").exists() or not (signing / "_SUCCESS").exists()
+
+
+def test_lying_exit_code_attest_with_only_the_store_published_key_is_not_proven(root: Path, tmp_path: Path) -> None:
+    """No policy: ``attest`` took the signer's key from the store's own ``_keys/`` and said "the
+    envelope verifies", exit 0, where ``verify --signatures`` says those keys prove nothing (a
+    forger publishes their own key beside a forged record). The files are still written."""
+    out = tmp_path / "out"
+    result = _lineage(root, "attest", "-o", str(out))
+    assert result.code == 1 and "NOT PROVEN" in result.out and "_keys" in result.out, str(result)
+    assert len(list(out.iterdir())) == 3

@@ -23,7 +23,8 @@ from ubunye.lineage.store import RecordStore
 @lineage_errors
 def attest_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: bool, usecase: Optional[str],
                    package: Optional[str], task: Optional[str], run_id: Optional[str], output: Path) -> None:
-    """Export a run's DSSE envelope and public key; exit 0 when the envelope verifies with that key."""
+    """Export a run's DSSE envelope and public key; exit 0 when the envelope verifies with a key of the
+    store's policy (a key the store only publishes proves nothing: exit 1, the files still written)."""
     from ubunye.lineage.attestation.envelopes import checked_statement, published_verifiers, read_envelope
     from ubunye.lineage.attestation.keys import public_pem
     from ubunye.lineage.attestation.policy import load_policy
@@ -37,7 +38,8 @@ def attest_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: bool,
     if envelope is None:
         fail(f"run {record.run_id} of {ref.path} cannot be attested: {why}")
     policy = load_policy(store)
-    keys = list(policy.verifiers) if policy and policy.verifiers else published_verifiers(store.blobs, envelope)
+    trusted = bool(policy and policy.verifiers)  # the store's own _keys prove nothing (verify --signatures)
+    keys = list(policy.verifiers) if trusted else published_verifiers(store.blobs, envelope)
     ids = {k for k, _ in envelope.signatures}
     key = next((k for k in keys if k.keyid in ids), None)
     if key is None:
@@ -56,6 +58,10 @@ def attest_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: bool,
     for name, path in files.items():
         write_file(path, data[name], **rules)
     doc, problem = checked_statement(store.blobs, record, [key])
+    if doc is not None and not trusted:
+        doc, problem = None, (f"it verifies only with the key the store publishes (_keys), which anyone who can "
+                              f"write the store can put there: compare key id {key.keyid} with the one you trust, "
+                              "or write a policy (ubunye lineage policy) or pin one (UBUNYE_TRUST_POLICY)")
     summary = {"run_id": record.run_id, "keyid": key.keyid, "verifies": doc is not None, "problem": problem,
                **{name: str(path) for name, path in files.items()}}
     if as_json:
