@@ -211,3 +211,15 @@ def test_lying_exit_code_attest_with_only_the_store_published_key_is_not_proven(
     result = _lineage(root, "attest", "-o", str(out))
     assert result.code == 1 and "NOT PROVEN" in result.out and "_keys" in result.out, str(result)
     assert len(list(out.iterdir())) == 3
+
+
+def test_hang_a_huge_sparse_file_planted_in_the_store_is_never_read(root: Path) -> None:
+    """A sparse file planted as a run's envelope (or any object the store reads by name) was read
+    whole into memory, whatever its size (64 MB here, so the red run stays cheap); now it is
+    refused by its size before reading (that run not proven)."""
+    path = next((_store(root) / "shop" / "orders" / "copy" / "_signed").glob("*.dsse.json"))
+    with open(path, "wb") as handle:
+        handle.truncate(64 << 20)
+    result = _lineage(root, "verify", "--signatures")
+    assert result.code == 1 and "an object of the store is at most 32 MB" in result.text, str(result)
+    assert "Traceback" not in result.text, str(result)
