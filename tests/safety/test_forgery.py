@@ -41,6 +41,7 @@ def _key_pem(folder: Path) -> tuple[Path, str]:
     path = folder / "signing.pem"
     path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                        serialization.NoEncryption()))
+    path.chmod(0o600)  # a key others may read is refused
     raw = key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
     return path, base64.b64encode(raw).decode("ascii")
 
@@ -433,6 +434,7 @@ def test_data_loss_a_signing_key_that_cannot_be_used_keeps_the_record_and_says_s
     uc.task("copy", CONFIG.format(src=src, out=uc.root / "data" / "out"))
     bad = tmp_path / "not-a-key.pem"
     bad.write_text("hello")
+    bad.chmod(0o600)
     result = uc.run("-t", "copy", "--lineage", env={"UBUNYE_SIGNING_KEY": str(bad)})
     assert result.code != 0 and "Traceback" not in result.text, str(result)
     assert f"was written unsigned: signing key {bad}: not an unencrypted PEM private key" in result.err, str(result)

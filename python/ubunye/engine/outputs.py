@@ -166,11 +166,15 @@ def _protected(task_dir: Path, usecase_dir: Path, store: Path,
                reads: Iterable[str]) -> Iterable[tuple[Location, str, bool]]:
     """The places no output may contain, each with its name and whether an output may not sit
     inside it either (the store, the files the run reads)."""
+    from ubunye.lineage.attestation.keys import key_places
+
     here = Path.cwd()
     for path, what in ((usecase_dir, "the usecase folder"), (store, "the record store"),
                        (task_dir, "the task folder"), (here, "the working directory"),
                        (Path.home(), "the home folder")):
         yield locations.parse(str(path), base=here), what, what == "the record store"
+    for path in key_places():
+        yield locations.parse(str(path), base=here), "the signing key's place", True
     for path in reads:
         yield locations.file(path), f"the file the run reads {path!r}", True
 

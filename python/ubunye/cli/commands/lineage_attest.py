@@ -3,7 +3,6 @@ key, so that anyone can check it without this package (docs/attestation.md); and
 ``verify --signatures/--chain`` check of every record of a task or store."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Optional
 
@@ -24,10 +23,13 @@ from ubunye.lineage.store import RecordStore
 @lineage_errors
 def attest_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: bool, usecase: Optional[str],
                    package: Optional[str], task: Optional[str], run_id: Optional[str], output: Path) -> None:
-    """Export a run's DSSE envelope and public key; exit 0 when the envelope verifies with that key."""
+    """Export a run's DSSE envelope and public key; exit 0 when the envelope verifies with a key of the
+    store's policy (a key the store only publishes proves nothing: exit 1, the files still written)."""
     from ubunye.lineage.attestation.envelopes import checked_statement, published_verifiers, read_envelope
     from ubunye.lineage.attestation.keys import public_pem
     from ubunye.lineage.attestation.policy import load_policy
+    from ubunye.lineage.store import stores_around
+    from ubunye.userwrites import check_writable, write_file
 
     store = make_store(usecase_dir, lineage_dir)
     ref = resolve_task(store, usecase, package, task)
@@ -36,7 +38,8 @@ def attest_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: bool,
     if envelope is None:
         fail(f"run {record.run_id} of {ref.path} cannot be attested: {why}")
     policy = load_policy(store)
-    keys = list(policy.verifiers) if policy and policy.verifiers else published_verifiers(store.blobs, envelope)
+    trusted = bool(policy and policy.verifiers)  # the store's own _keys prove nothing (verify --signatures)
+    keys = list(policy.verifiers) if trusted else published_verifiers(store.blobs, envelope)
     ids = {k for k, _ in envelope.signatures}
     key = next((k for k in keys if k.keyid in ids), None)
     if key is None:
@@ -46,15 +49,19 @@ def attest_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: bool,
              "public_key": output / f"{record.run_id}.pub.pem"}
     data = {"envelope": envelope.to_json(), "record": record.to_json().encode("utf-8"),
             "public_key": public_pem(key.public)}
-    output.mkdir(parents=True, exist_ok=True)
+    # through the one helper of files the CLI writes: never into a store (not even the one read), never
+    # through a link, never over another file; all three checked before the first is written
+    rules = {"protected": [*([store.root] if isinstance(store.root, Path) else []), *stores_around(output)],
+             "what": "ubunye lineage attest"}
     for name, path in files.items():
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        except FileExistsError:
-            fail(f"{path} is already there: attest never writes over a file")
-        with os.fdopen(fd, "wb") as out:
-            out.write(data[name])
+        check_writable(path, data=data[name], **rules)
+    for name, path in files.items():
+        write_file(path, data[name], **rules)
     doc, problem = checked_statement(store.blobs, record, [key])
+    if doc is not None and not trusted:
+        doc, problem = None, (f"it verifies only with the key the store publishes (_keys), which anyone who can "
+                              f"write the store can put there: compare key id {key.keyid} with the one you trust, "
+                              "or write a policy (ubunye lineage policy) or pin one (UBUNYE_TRUST_POLICY)")
     summary = {"run_id": record.run_id, "keyid": key.keyid, "verifies": doc is not None, "problem": problem,
                **{name: str(path) for name, path in files.items()}}
     if as_json:

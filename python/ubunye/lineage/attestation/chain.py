@@ -38,7 +38,8 @@ def _places(blobs: Blobs, task_key: str) -> list[int]:
         infos = blobs.listdir(f"{task_key}/{CHAIN}")[0]
     except FileNotFoundError:
         return []
-    return sorted(int(b.name) for b in infos if len(b.name) == WIDTH and b.name.isdigit())
+    # ASCII digits only: str.isdigit() takes '²' (int() then fails) and '١' (another place's number)
+    return sorted(int(b.name) for b in infos if len(b.name) == WIDTH and b.name.isascii() and b.name.isdigit())
 
 
 def read_place(blobs: Blobs, task_key: str, seq: int) -> Optional[dict[str, str]]:

@@ -20,6 +20,7 @@ import base64
 import hashlib
 import logging
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Optional, Protocol
@@ -162,10 +163,10 @@ def load_key_file(path: Path) -> Ed25519Signer:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
     try:
-        if not path.is_file():
-            raise SigningKeyError(f"signing key {path}: not a regular file")
-        data = path.read_bytes()[:65536]
+        data = _private_bytes(path)
         key = serialization.load_pem_private_key(data, password=None)
+    except SigningKeyError:
+        raise
     except OSError as exc:
         raise SigningKeyError(f"signing key {path}: {exc.strerror or exc}") from None
     except (ValueError, TypeError):
@@ -175,10 +176,43 @@ def load_key_file(path: Path) -> Ed25519Signer:
     return Ed25519Signer(key)
 
 
+def _private_bytes(path: Path) -> bytes:
+    """The bytes of a private key file: a regular file (a FIFO is never waited on) that no one but
+    its owner may read or write (as ssh asks of its keys: a key others can read signs for them)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise SigningKeyError(f"signing key {path}: not a regular file")
+        from ubunye.lineage.store import stores_around
+
+        if stores_around(path):
+            raise SigningKeyError(f"signing key {path}: is inside a record store, which every reader of "
+                                  "the store can read; keep the key outside it")
+        if os.name == "posix" and info.st_mode & 0o077:
+            raise SigningKeyError(f"signing key {path}: others may read or change it (mode "
+                                  f"{stat.S_IMODE(info.st_mode):04o}); a signing key is its owner's alone: "
+                                  f"chmod 600 {path}")
+        return os.read(fd, 65536)
+    finally:
+        os.close(fd)
+
+
 def user_key_path() -> Path:
     """Where the per-user key lives (outside every store)."""
     base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
     return Path(base) / "ubunye" / "signing" / "ed25519.pem"
+
+
+def key_places() -> list[Path]:
+    """Where this process's signing keys live (``UBUNYE_SIGNING_KEY``'s file, the per-user key's
+    folder): places no run's output may overlap (an overwrite would delete the key, a write into
+    its folder would carry the private key away with the data)."""
+    named = os.environ.get(KEY_ENV)
+    places = [user_key_path().parent]
+    if named and named.lower() != "off":
+        places.append(Path(named))
+    return places
 
 
 _CACHE: dict[str, Ed25519Signer] = {}

@@ -18,7 +18,6 @@ import json
 import os
 import warnings
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Optional
 
 from ubunye.lineage.attestation.envelopes import checked_statement, link_problem
@@ -26,6 +25,7 @@ from ubunye.lineage.attestation.keys import Ed25519Verifier, SigningKeyError, pu
 from ubunye.lineage.errors import LineageError
 from ubunye.lineage.record import RunRecord
 from ubunye.lineage.store.blobs import AlreadyExists, BlobNotFound
+from ubunye.userfiles import UserFileError, read_bytes
 
 POLICY_FILE = "ubunye-policy.json"
 POLICY_ENV = "UBUNYE_TRUST_POLICY"
@@ -89,9 +89,9 @@ def load_policy(store: Any) -> Optional[Policy]:
     pinned = os.environ.get(POLICY_ENV)
     if pinned:
         try:
-            data = Path(pinned).read_bytes()[:1_000_000]
-        except OSError as exc:
-            raise PolicyError(f"policy {pinned} ({POLICY_ENV}): {exc.strerror or exc}") from None
+            data = read_bytes(pinned, limit=1_000_000)  # a FIFO or /dev/zero: refused, never read
+        except UserFileError as exc:
+            raise PolicyError(f"policy {pinned} ({POLICY_ENV}): {exc.reason}") from None
         return parse_policy(pinned, data)
     try:
         data = store.blobs.get(POLICY_FILE)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
@@ -21,6 +22,9 @@ from pathlib import Path
 from ubunye.lineage.store.blobs import AlreadyExists, BlobInfo, BlobNotFound
 
 TEMP_SUFFIX = ".tmp"
+# a record is at most 10 MB (userfiles.MAX_BYTES); its envelope holds it in base64 (4/3) with a few
+# fields: nothing the store writes is larger, and a planted sparse file is never read into memory
+MAX_OBJECT = 32 << 20
 _NO_LINK = {errno.EPERM, errno.ENOSYS, errno.EXDEV, errno.EMLINK, getattr(errno, "ENOTSUP", errno.EPERM),
             getattr(errno, "EOPNOTSUPP", errno.EPERM)}
 _NO_SYNC = {errno.EINVAL, errno.ENOSYS, getattr(errno, "ENOTSUP", errno.EINVAL),
@@ -77,11 +81,32 @@ class PosixBlobs:
                 pass
 
     def get(self, key: str) -> bytes:
+        """The bytes of the regular file at ``key``; a FIFO, a device or a folder planted there (or
+        a link to one: ``/dev/zero``), or a file over :data:`MAX_OBJECT`, is an :class:`OSError`
+        naming it, never a read that blocks, never ends or fills memory."""
         path = self.locate(key)
         try:
-            return path.read_bytes()
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
         except FileNotFoundError:
             raise BlobNotFound(errno.ENOENT, "no such record", str(path)) from None
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise OSError(errno.EINVAL, "not a regular file", str(path))
+            if info.st_size > MAX_OBJECT:
+                raise OSError(errno.EFBIG, f"is {info.st_size} bytes; an object of the store is at most "
+                                           f"{MAX_OBJECT // (1 << 20)} MB", str(path))
+            chunks = []
+            size = 0
+            while size <= MAX_OBJECT:
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:
+                    return b"".join(chunks)
+                chunks.append(chunk)
+                size += len(chunk)
+            raise OSError(errno.EFBIG, f"grew past {MAX_OBJECT // (1 << 20)} MB while read", str(path))
+        finally:
+            os.close(fd)
 
     def listdir(self, prefix: str) -> tuple[list[BlobInfo], list[str]]:
         folder = self.locate(prefix)
