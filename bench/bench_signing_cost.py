@@ -78,6 +78,9 @@ def instrument() -> None:
         with phase(kind):
             put_new(self, key, data)
     posix.PosixBlobs.put_new = put  # type: ignore[method-assign]
+    if hasattr(posix.PosixBlobs, "put_new_linked"):  # the envelope at its chain place and its run id
+        posix.PosixBlobs.put_new_linked = _timed("put envelope (2 names)",  # type: ignore[method-assign]
+                                                 posix.PosixBlobs.put_new_linked)
 
 
 def snapshot() -> dict[str, tuple[float, float, int]]:

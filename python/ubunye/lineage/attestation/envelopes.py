@@ -51,12 +51,15 @@ def sign_record(blobs: Blobs, record: RunRecord, signer: Signer) -> dict[str, An
         publish_key(blobs, signer)
         return stored
 
-    def seal(chained: dict[str, Any]) -> bytes:
-        return dsse.sign(encode(statement(record, chained, digest)), signer).to_json()
+    signed: dict[str, Any] = {}
 
-    chained = chain_.claim(blobs, task_key_of(record), envelope_key(record), seal)
+    def seal(chained: dict[str, Any]) -> bytes:
+        signed["doc"] = statement(record, chained, digest)
+        return dsse.sign(encode(signed["doc"]), signer).to_json()
+
+    chain_.claim(blobs, task_key_of(record), envelope_key(record), seal)
     publish_key(blobs, signer)
-    return statement(record, chained, digest)
+    return signed["doc"]
 
 
 def _stored_statement(blobs: Blobs, record: RunRecord, signer: Signer) -> Optional[dict[str, Any]]:
