@@ -134,25 +134,30 @@ def per_record(base: Path, count: int) -> None:
 
 def make_store(root: Path, count: int, signer: Any) -> None:
     """``count`` final records of one task written straight into the store layout (no fsync),
-    signed and chained through the package's own code when ``signer`` is given."""
-    from ubunye.lineage.attestation import envelopes
+    signed through the package's own statement and signer with the chain links a store written one
+    record at a time gets (place i: the envelope, linked at the run id; previous: record i-1)."""
+    from ubunye.lineage.attestation import dsse
+    from ubunye.lineage.attestation.chain import place_key
+    from ubunye.lineage.attestation.envelopes import envelope_key, publish_key, task_key_of
+    from ubunye.lineage.attestation.statement import encode, statement
     from ubunye.lineage.store.posix import PosixBlobs
 
-    class FastBlobs(PosixBlobs):  # create-only as the store, without the syncs (a bench's store)
-        def put_new(self, key: str, data: bytes) -> None:
-            path = self.locate(key)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with open(path, "xb") as handle:
-                handle.write(data)
-
-    blobs = FastBlobs(root)
-    chunk = 5000
+    chunk, previous = 5000, None
     for first in range(0, count, chunk):
-        for record in records(min(chunk, count - first), offset=first):
+        for seq, record in enumerate(records(min(chunk, count - first), offset=first), start=first + 1):
+            folder = root / task_key_of(record)
             if signer is not None:
-                envelopes.sign_record(blobs, record, signer)
-            blobs.put_new(f"{record.usecase}/{record.package}/{record.task_name}/{record.run_id}.json",
-                          record.to_json().encode("utf-8"))
+                digest = record.digest()
+                place = root / place_key(task_key_of(record), seq)
+                place.parent.mkdir(parents=True, exist_ok=True)
+                place.write_bytes(dsse.sign(encode(statement(record, {"seq": seq, "previous": previous}, digest)),
+                                            signer).to_json())
+                os.link(place, root / envelope_key(record))
+                previous = {"run_id": record.run_id, "sha256": digest}
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / f"{record.run_id}.json").write_bytes(record.to_json().encode("utf-8"))
+    if signer is not None:
+        publish_key(PosixBlobs(root), signer)
 
 
 def list_side_by_side(base: Path, count: int, repeat: int) -> None:
@@ -160,6 +165,8 @@ def list_side_by_side(base: Path, count: int, repeat: int) -> None:
 
     signer = Ed25519Signer.generate()
     for name, who in (("l-off", None), ("l-on", signer)):
+        if (base / name).exists():  # made by an earlier run (--dir): kept
+            continue
         start, cpu = time.perf_counter(), time.process_time()
         make_store(base / name, count, who)
         print(f"made {count} records ({'signed' if who else 'unsigned'}) in {time.perf_counter() - start:.1f} s "
@@ -190,11 +197,12 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=300)
     parser.add_argument("--list-records", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--dir", default=None, help="where the stores go (default: a temporary folder)")
+    parser.add_argument("--stores", default=None, help="where the list stores are made and kept (l-off, l-on); "
+                        "stores already there are used as they are (default: a temporary folder)")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
+    with tempfile.TemporaryDirectory() as tmp:
         if args.list_records:
-            list_side_by_side(Path(tmp), args.list_records, args.repeat)
+            list_side_by_side(Path(args.stores or tmp), args.list_records, args.repeat)
         if args.records:
             per_record(Path(tmp), args.records)
 
