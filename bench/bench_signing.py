@@ -28,11 +28,11 @@ SAMPLE = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "records" 
     / "orders" / "clean" / "0ec7d5ca-b0df-4d26-aeec-0e57fbefe77c.json"
 
 
-def records(count: int) -> list[RunRecord]:
+def records(count: int, offset: int = 0) -> list[RunRecord]:
     template = RunRecord.from_json(SAMPLE.read_text(encoding="utf-8"))
     start = datetime(2026, 1, 1, tzinfo=timezone.utc)
     out = []
-    for i in range(count):
+    for i in range(offset, offset + count):
         record = RunRecord.from_dict(template.to_dict())
         record.run_id = str(uuid.UUID(int=i + 1, version=4))
         record.started_at = (start + timedelta(minutes=i)).isoformat()

@@ -36,8 +36,8 @@ def test_layout_and_round_trip(tmp_path: Path) -> None:
     assert path == tmp_path / ".ubunye" / "lineage" / "shop" / "orders" / "clean" / f"{record.run_id}.json"
     assert store.load(path) == record
     assert json.loads(path.read_text(encoding="utf-8"))["run_id"] == record.run_id
-    # no temporary file left behind; beside the record: its signed envelope and its chain place
-    assert sorted(p.name for p in path.parent.iterdir()) == [path.name, "_chain", "_signed"]
+    # no temporary file left behind; beside the record: its signed envelope, which is its chain place
+    assert sorted(p.name for p in path.parent.iterdir()) == [path.name, "_signed"]
 
 
 def test_lineage_dir_can_be_moved(tmp_path: Path) -> None:
@@ -57,7 +57,7 @@ def test_the_running_record_and_the_final_one_are_two_objects_each_written_once(
     assert path == tmp_path / "shop" / "orders" / "clean" / "r-1.json"  # the name old readers know
     assert store.load(path).status == "success" and store.load(started).status == "running"
     assert [r.status for r in store.list_runs("shop", "orders", "clean")] == ["success"]  # one run
-    assert sorted(p.name for p in path.parent.iterdir()) == ["_chain", "_signed", "_started", "r-1.json"]
+    assert sorted(p.name for p in path.parent.iterdir()) == ["_signed", "_started", "r-1.json"]
     before = path.read_bytes()
     record.status = "error"
     with pytest.raises(RecordWriteError, match="r-1.json: a record of this run is already stored"):

@@ -338,7 +338,7 @@ def test_lying_record_the_newest_records_deleted_with_their_chain_places_are_see
     """The store alone cannot show a chain cut at its end; the index remembers the length it saw."""
     root, ids = store
     assert _lineage(root, "verify", "--chain").code == 0  # seen holding, 3 places long
-    for name in (f"{ids['C']}.json", f"_signed/{ids['C']}.dsse.json", "_chain/000000000003"):
+    for name in (f"{ids['C']}.json", f"_signed/{ids['C']}.dsse.json", "_signed/000000000003"):
         (_task_dir(root) / name).unlink()
     cut = _lineage(root, "verify", "--chain")
     _refused(cut)
@@ -422,7 +422,7 @@ def test_secret_leak_a_signed_statement_holds_the_record_masked(tmp_path: Path) 
 
 def test_hang_a_chain_place_planted_far_ahead_is_one_break_not_a_long_walk(store) -> None:
     root, _ = store
-    (_task_dir(root) / "_chain" / "999999999999").write_text('{"run_id": "x", "sha256": "0"}')
+    (_task_dir(root) / "_signed" / "999999999999").write_text('{"run_id": "x", "sha256": "0"}')
     result = _lineage(root, "verify", "--chain")
     _refused(result)
     assert "places 4 to 999999999998" in result.text and "place 999999999999" in result.text, str(result)

@@ -2,10 +2,11 @@
 
 Each signed record claims the next place of its task's chain before it is written (the top
 place found by doubling then bisecting: no listing, whatever the chain's length): a
-create-only object ``<task>/_chain/<seq, 12 digits>`` holding ``{"run_id", "sha256"}`` (the
-record's canonical digest). Its signed statement names its place and the record before it
-(``{"seq": n, "previous": {"run_id", "sha256"} of place n-1, or null for n = 1}``). Two writers
-claiming one place: exactly one create wins, the other takes the next place.
+create-only object ``<task>/_signed/<seq, 12 digits>`` holding the record's DSSE envelope itself,
+whose signed statement names its place and the record before it (``{"seq": n, "previous":
+{"run_id", "sha256"} of place n-1, or null for n = 1}``). The same bytes are then created at
+``<task>/_signed/<run_id>.dsse.json`` (a local folder: a second link to the one synced file).
+Two writers claiming one place: exactly one create wins, the other signs for the next place.
 
 :func:`walk` checks a task's chain from its signed statements: places 1..N each held once, each
 link naming the record of the place before with its digest, start times never going back, and
@@ -16,12 +17,13 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
-from ubunye.lineage.store.blobs import AlreadyExists, BlobNotFound, Blobs
+from ubunye.lineage.attestation import dsse
+from ubunye.lineage.store.blobs import AlreadyExists, BlobNotFound, Blobs, SecondExists, put_new_twice
 from ubunye.lineage.record import parse_moment
 
-CHAIN = "_chain"
+CHAIN = "_signed"  # (the envelopes' folder: a place and its run's envelope are one file)
 WIDTH = 12
 TRIES = 64
 # How far a record's end may read before its predecessor's (writers' clocks, runs ending at once)
@@ -43,13 +45,15 @@ def _places(blobs: Blobs, task_key: str) -> list[int]:
 
 
 def read_place(blobs: Blobs, task_key: str, seq: int) -> Optional[dict[str, str]]:
-    """What place ``seq`` holds (``{"run_id", "sha256"}``), or None when absent or damaged."""
+    """Whose record place ``seq`` holds (``{"run_id", "sha256"}`` as its envelope's statement names
+    them, not verified), or None when absent or damaged."""
     try:
-        doc = json.loads(blobs.get(place_key(task_key, seq)).decode("utf-8"))
-    except (OSError, ValueError):
+        doc = json.loads(dsse.parse(blobs.get(place_key(task_key, seq))).payload.decode("utf-8"))
+        run_id, digest = doc["predicate"]["record"]["run_id"], doc["subject"][0]["digest"]["sha256"]
+    except (OSError, ValueError, RecursionError, LookupError, TypeError):
         return None
-    if isinstance(doc, dict) and isinstance(doc.get("run_id"), str) and isinstance(doc.get("sha256"), str):
-        return {"run_id": doc["run_id"], "sha256": doc["sha256"]}
+    if isinstance(run_id, str) and isinstance(digest, str):
+        return {"run_id": run_id, "sha256": digest}
     return None
 
 
@@ -82,21 +86,25 @@ def _top(blobs: Blobs, task_key: str) -> int:
     return low
 
 
-def claim(blobs: Blobs, task_key: str, run_id: str, digest: str) -> dict[str, Any]:
-    """Take the next place of the task's chain for this record: its chain link."""
-    body = json.dumps({"run_id": run_id, "sha256": digest}, sort_keys=True).encode("utf-8")
+def claim(blobs: Blobs, task_key: str, envelope_key: str, seal: Callable[[dict[str, Any]], bytes]
+          ) -> dict[str, Any]:
+    """Take the next place of the task's chain for a record: ``seal(link)`` is its envelope for the
+    chain link ``link``, created at the place and at ``envelope_key`` (:class:`SecondExists` when
+    that one is already there); returns the link."""
     seq = _top(blobs, task_key) + 1
     for attempt in range(2 * TRIES):
         if attempt == TRIES:  # many places taken above the top found (a gap below them): list them
             places = _places(blobs, task_key)
             seq = (places[-1] if places else 0) + 1
+        chained = {"seq": seq, "previous": read_place(blobs, task_key, seq - 1) if seq > 1 else None}
         try:
-            blobs.put_new(place_key(task_key, seq), body)
+            put_new_twice(blobs, place_key(task_key, seq), envelope_key, seal(chained))
+        except SecondExists:
+            raise
         except AlreadyExists:
             seq += 1
             continue
-        previous = read_place(blobs, task_key, seq - 1) if seq > 1 else None
-        return {"seq": seq, "previous": previous}
+        return chained
     raise AlreadyExists(f"{task_key}/{CHAIN}: no free place after {2 * TRIES} tries")
 
 

@@ -2,8 +2,9 @@
 
 Where things live in a store (``docs/spec/record-attestation.md``)::
 
-    <usecase>/<package>/<task>/_signed/<run_id>.dsse.json   the DSSE envelope of the final record
-    <usecase>/<package>/<task>/_chain/<seq>                 the task's chain places (:mod:`.chain`)
+    <usecase>/<package>/<task>/_signed/<seq>                 the task's chain places (:mod:`.chain`):
+                                                            each the envelope of the record there
+    <usecase>/<package>/<task>/_signed/<run_id>.dsse.json   the same envelope, by run id
     _keys/<keyid>.pub                                      the signers' public keys (PEM), for readers
 
 All are created only if absent. The record object itself is unchanged (byte for byte what the
@@ -22,7 +23,7 @@ from ubunye.lineage.attestation.statement import disagreement, encode, link, sta
 from ubunye.lineage.record import RunRecord
 from ubunye.lineage.store.blobs import AlreadyExists, BlobNotFound, Blobs
 
-SIGNED = "_signed"
+SIGNED = chain_.CHAIN  # the envelopes and the chain places: one folder
 KEYS = "_keys"
 ENVELOPE_SUFFIX = ".dsse.json"
 
@@ -42,13 +43,42 @@ def key_file(keyid: str) -> str:
 
 
 def sign_record(blobs: Blobs, record: RunRecord, signer: Signer) -> dict[str, Any]:
-    """Claim the record's chain place, write its signed envelope (create-only) and, once per
-    process, the signer's public key; returns the statement."""
+    """Claim the record's chain place with its signed envelope (create-only, also at its run id's
+    name) and, once per process, write the signer's public key; returns the statement."""
     digest = record.digest()
-    doc = statement(record, chain_.claim(blobs, task_key_of(record), record.run_id, digest), digest)
-    blobs.put_new(envelope_key(record), dsse.sign(encode(doc), signer).to_json())
+    stored = _stored_statement(blobs, record, signer)
+    if stored is not None:  # a write tried again after its envelope landed (the record did not)
+        publish_key(blobs, signer)
+        return stored
+
+    signed: dict[str, Any] = {}
+
+    def seal(chained: dict[str, Any]) -> bytes:
+        signed["doc"] = statement(record, chained, digest)
+        return dsse.sign(encode(signed["doc"]), signer).to_json()
+
+    chain_.claim(blobs, task_key_of(record), envelope_key(record), seal)
     publish_key(blobs, signer)
-    return doc
+    return signed["doc"]
+
+
+def _stored_statement(blobs: Blobs, record: RunRecord, signer: Signer) -> Optional[dict[str, Any]]:
+    """The statement of this record's envelope already stored, when this signer signed it for this
+    very record; else None."""
+    try:
+        envelope = dsse.parse(blobs.get(envelope_key(record)))
+    except BlobNotFound:
+        return None
+    except dsse.EnvelopeError:
+        raise AlreadyExists("an envelope of this run is already stored") from None
+    if envelope.verified_by([verifier_from_text(public_pem(signer.public_raw()).decode("ascii"))]):
+        try:
+            doc = json.loads(envelope.payload.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            doc = None
+        if doc is not None and disagreement(doc, record) is None:
+            return doc
+    raise AlreadyExists("an envelope of this run is already stored")
 
 
 def publish_key(blobs: Blobs, signer: Signer) -> None:

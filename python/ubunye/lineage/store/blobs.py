@@ -43,6 +43,10 @@ class AlreadyExists(BlobError):
     """A create-only write found the object there already."""
 
 
+class SecondExists(AlreadyExists):
+    """:func:`put_new_twice`: the first name was created, the second one was already there."""
+
+
 class BlobNotFound(BlobError, FileNotFoundError):
     """No object under that key."""
 
@@ -198,3 +202,24 @@ def held(blobs: "Blobs", key: str) -> Optional[bytes]:
         return blobs.get(key)
     except BlobNotFound:
         return None
+
+
+def put_new_twice(blobs: "Blobs", first: str, second: str, data: bytes) -> None:
+    """Create ``first`` then ``second`` (one folder) holding ``data``, each only if absent:
+    :class:`AlreadyExists` when ``first`` is there (nothing written), :class:`SecondExists` when
+    ``second`` is. A local folder writes the bytes once and links both names (one file sync, one
+    folder sync); other stores create two objects."""
+    linked = getattr(blobs, "put_new_linked", None)
+    if linked is not None:
+        linked(first, second, data)
+    else:
+        put_each(blobs, first, second, data)
+
+
+def put_each(blobs: "Blobs", first: str, second: str, data: bytes) -> None:
+    """:func:`put_new_twice` as two objects."""
+    blobs.put_new(first, data)
+    try:
+        blobs.put_new(second, data)
+    except AlreadyExists as exc:
+        raise SecondExists(*exc.args) from None

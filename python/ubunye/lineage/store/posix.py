@@ -18,8 +18,10 @@ import stat
 import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Optional
 
-from ubunye.lineage.store.blobs import AlreadyExists, BlobInfo, BlobNotFound
+from ubunye.lineage.store.blobs import AlreadyExists, BlobInfo, BlobNotFound, SecondExists
+from ubunye.lineage.store.blobs import put_each
 
 TEMP_SUFFIX = ".tmp"
 # a record is at most 10 MB (userfiles.MAX_BYTES); its envelope holds it in base64 (4/3) with a few
@@ -48,15 +50,32 @@ class PosixBlobs:
     def put_new(self, key: str, data: bytes) -> None:
         path = self.locate(key)
         _make_folders(path.parent)
-        if self.volume or not self._put_linked(path, data):
+        if self.volume or self._put_linked(path, data) is None:
             if not self._exclusive_checked:
                 _check_exclusive(path.parent)
                 self._exclusive_checked = True
             _put_exclusive(path, data)
         _sync_folder(path.parent)
 
-    def _put_linked(self, path: Path, data: bytes) -> bool:
-        """Write a synced temp file and link it into place; False when links are not supported."""
+    def put_new_linked(self, first: str, second: str, data: bytes) -> None:
+        """:func:`.blobs.put_new_twice` for two names of one folder: the bytes written and synced
+        once, linked at ``first`` then ``second``, then one sync of the folder."""
+        path, other = self.locate(first), self.locate(second)
+        if path.parent != other.parent or self.volume:
+            return put_each(self, first, second, data)
+        _make_folders(path.parent)
+        try:
+            linked = self._put_linked(path, data, other)
+            if linked is None:
+                return put_each(self, first, second, data)
+            if linked is False:
+                raise SecondExists(errno.EEXIST, "already stored (records are written once)", str(other))
+        finally:
+            _sync_folder(path.parent)
+
+    def _put_linked(self, path: Path, data: bytes, also: Optional[Path] = None) -> Optional[bool]:
+        """Write a synced temp file and link it at ``path`` (then at ``also``): True when linked,
+        False when ``also`` was already there, None when links are not supported."""
         fd, temp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=TEMP_SUFFIX, dir=path.parent)
         try:
             with os.fdopen(fd, "wb") as handle:
@@ -71,8 +90,13 @@ class PosixBlobs:
                 raise AlreadyExists(errno.EEXIST, "already stored (records are written once)", str(path)) from None
             except OSError as exc:
                 if exc.errno in _NO_LINK:
-                    return False
+                    return None
                 raise
+            if also is not None:
+                try:
+                    os.link(temp, also)
+                except FileExistsError:
+                    return False
             return True
         finally:
             try:
