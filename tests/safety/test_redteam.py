@@ -163,7 +163,9 @@ def test_traceback_a_planted_chain_file_of_unicode_digits_is_not_a_place(root: P
     passed before too: it reads as place 1, which is there; a guard.)"""
     from cryptography.hazmat.primitives import serialization
 
-    chain = _store(root) / "shop" / "orders" / "copy" / "_chain"
+    from ubunye.lineage.attestation.chain import CHAIN
+
+    chain = _store(root) / "shop" / "orders" / "copy" / CHAIN  # the chain places' folder
     (chain / name).write_text("{}")
     key, _ = _key_pem(tmp_path)
     private = serialization.load_pem_private_key(key.read_bytes(), password=None)

@@ -31,6 +31,7 @@ def signing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Ed25519Signer:
     signer = Ed25519Signer.generate()
     key = tmp_path / "key.pem"
     key.write_bytes(signer.private_pem())
+    key.chmod(0o600)  # a key others may read signs nothing
     monkeypatch.setenv("UBUNYE_SIGNING_KEY", str(key))
     return signer
 
