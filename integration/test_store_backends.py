@@ -19,6 +19,7 @@ proxy (412, 409, 500, a lost answer, a truncated object).
 from __future__ import annotations
 
 import errno
+import hashlib
 import importlib.util
 import json
 import os
@@ -37,7 +38,7 @@ from click.testing import CliRunner
 
 from ubunye.cli.app import cli
 from ubunye.lineage.compare import compare_records
-from ubunye.lineage.errors import RecordWriteError, UnreadableRecord
+from ubunye.lineage.errors import RecordUnsigned, RecordWriteError, UnreadableRecord
 from ubunye.lineage.known import KnownHashes
 from ubunye.lineage.record import RunRecord, Step
 from ubunye.lineage.store import RecordStore, open_store
@@ -140,8 +141,12 @@ def _fuse_like(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(os, "replace", copy_delete)
 
 
+SCHEMA = f"sha256:{hashlib.sha256(b'schema').hexdigest()}"
+
+
 def _step(direction: str, name: str, data: str = "same") -> Step:
-    return Step(name, direction, "parquet", f"/lake/{name}", 3, "sha256:schema", f"sha256:{data}", "rows-v1")
+    digest = f"sha256:{hashlib.sha256(data.encode()).hexdigest()}"  # well formed: the verdict refuses others
+    return Step(name, direction, "parquet", f"/lake/{name}", 3, SCHEMA, digest, "rows-v1")
 
 
 def _run(run_id: str, hour: int, status: str = "success", **fields: Any) -> RunRecord:
@@ -224,9 +229,9 @@ def test_the_reuse_index_keeps_every_concurrent_entry(backend: Backend) -> None:
     for t in threads:
         t.join(timeout=120)
     for i in range(WRITERS):  # every publisher's entry is there (a read-modify-write file lost some)
-        found = KnownHashes(backend.store()).find("/lake/one-location", f"files:{i}", lambda: "sha256:schema")
+        found = KnownHashes(backend.store()).find("/lake/one-location", f"files:{i}", lambda: SCHEMA)
         assert found is not None and found.step.data_hash == f"sha256:{i}", i
-    assert KnownHashes(store).find("/lake/one-location", "files:none", lambda: "sha256:schema") is None
+    assert KnownHashes(store).find("/lake/one-location", "files:none", lambda: SCHEMA) is None
 
 
 # ---------------------------------------------------------------- torture
@@ -238,6 +243,8 @@ def _torture_round(store: RecordStore, writer: int, round_: int) -> tuple[str, b
     contested = _run(f"race-{round_:02d}", round_ % 24, variables={"writer": str(writer)})
     try:
         store.write(contested)
+        return contested.run_id, True
+    except RecordUnsigned:  # its record stands; a loser's envelope of the same run id was stored first
         return contested.run_id, True
     except RecordWriteError as exc:
         assert "already stored" in str(exc), exc

@@ -70,8 +70,9 @@ def evaluate_spark_with(df: Any, rules: Sequence[Rule], extra: Sequence[Any] = (
             out.append(Outcome(int(repeats or 0), rows))
         else:
             failed = int(first[f"__r{i}"] or 0)
-            kind = types.get(str(rule.column)) if rule.kind == "between" else None
-            out.append(Outcome(failed, rows, not_numbers(rule, kind) if failed and kind not in NUMERIC else None))
+            kind = types.get(str(rule.column)) if rule.kind == "between" else None  # only between compares numbers
+            odd = failed and rule.kind == "between" and kind not in NUMERIC
+            out.append(Outcome(failed, rows, not_numbers(rule, kind) if odd else None))
     return out, [first[f"__x{j}"] for j in range(len(extra))]
 
 
