@@ -3,6 +3,7 @@ row rule of a frame (one scan, which can also hash the frame), plus one for
 each ``unique`` rule."""
 from __future__ import annotations
 
+from decimal import Decimal
 from functools import reduce
 from typing import Any, Optional, Sequence
 
@@ -70,14 +71,23 @@ def evaluate_spark_with(df: Any, rules: Sequence[Rule], extra: Sequence[Any] = (
             out.append(Outcome(int(repeats or 0), rows))
         else:
             failed = int(first[f"__r{i}"] or 0)
-            kind = types.get(str(rule.column)) if rule.kind == "between" else None  # only between compares numbers
-            odd = failed and rule.kind == "between" and kind not in NUMERIC
+            kind = types.get(str(rule.column))
+            odd = failed and _numbers_against_text(rule, kind)
             out.append(Outcome(failed, rows, not_numbers(rule, kind) if odd else None))
     return out, [first[f"__x{j}"] for j in range(len(extra))]
 
 
 def _q(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
+
+
+def _numbers_against_text(rule: Rule, kind: Optional[str]) -> bool:
+    """A ``between`` rule with a number for a bound on a column whose values are no numbers: each
+    value breaks it, as on pandas (where comparing them fails). Bounds that are texts compare as
+    texts, and the 0.8.0 form keeps 0.8.0's comparison (Spark's cast)."""
+    bounds = [rule.params.get(k) for k in ("min", "max")]
+    numbers = any(isinstance(b, (int, float, Decimal)) and not isinstance(b, bool) for b in bounds)
+    return rule.kind == "between" and kind not in NUMERIC and numbers and not rule.params.get("v080")
 
 
 def _broken(rule: Rule, types: dict[str, str], F: Any) -> Optional[Any]:
@@ -87,7 +97,7 @@ def _broken(rule: Rule, types: dict[str, str], F: Any) -> Optional[Any]:
         return None
     col = F.col(_q(str(rule.column)))
     nan = F.isnan(col) if types[str(rule.column)] in ("double", "float") else F.lit(False)
-    if rule.kind == "between" and types[str(rule.column)] not in NUMERIC:
+    if _numbers_against_text(rule, types.get(str(rule.column))):
         return col.isNotNull()  # no value of it is a number: none lies in the range (not a cast's guess)
     if rule.params.get("v080") and rule.kind != "matches":
         # the 0.8.0 form: NaN in a float column is missing, as null is (not_null breaks, between and one_of pass)
