@@ -37,7 +37,7 @@ def test_layout_and_round_trip(tmp_path: Path) -> None:
     assert store.load(path) == record
     assert json.loads(path.read_text(encoding="utf-8"))["run_id"] == record.run_id
     # no temporary file left behind; beside the record: its signed envelope, which is its chain place
-    assert sorted(p.name for p in path.parent.iterdir()) == [path.name, "_signed"]
+    assert sorted(p.name for p in path.parent.iterdir()) == sorted([path.name, "_signed"])
 
 
 def test_lineage_dir_can_be_moved(tmp_path: Path) -> None:
