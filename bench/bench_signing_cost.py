@@ -101,6 +101,7 @@ def per_record(base: Path, count: int) -> None:
     signer = Ed25519Signer.generate()
     key = base / "key.pem"
     key.write_bytes(signer.private_pem())
+    key.chmod(0o600)  # a signing key is its owner's alone (the store refuses a key others may read)
     stores = {"off": FileStore(base / "w-off"), "on": FileStore(base / "w-on")}
     instrument()
     totals = {name: {} for name in stores}  # type: dict[str, dict[str, tuple[float, float, int]]]
