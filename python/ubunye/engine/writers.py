@@ -141,6 +141,7 @@ def _make_parent(folder: Path) -> list[Path]:
     return list(reversed(missing))
 
 
+
 def _lock(path: Path, spec: Any, run_id: str) -> int:
     """An fd of ``path`` holding its lock (waiting for another run's end if need be)."""
     while True:
@@ -180,6 +181,17 @@ def _holder(fd: int) -> str:
     """Who holds the lock, as its file says (a run id, pid and host), for the waiting line."""
     try:
         found = json.loads(os.pread(fd, 4096, 0).decode("utf-8"))
-        return f"run {found['run_id']} (pid {int(found['pid'])} on {found['host']})"
+        run_id, pid, host = found["run_id"], found["pid"], found["host"]
     except (OSError, ValueError, KeyError, TypeError):
         return "another run"
+    # The lock file is anybody's who may write the output's folder: only a well-formed holder is
+    # named (never a line break, a terminal control or a text of any length on the waiting line).
+    if not (_shown(run_id) and _shown(host) and type(pid) is int and 0 < pid < 2 ** 32):
+        return "another run"
+    return f"run {run_id} (pid {pid} on {host})"
+
+
+def _shown(name: Any) -> bool:
+    """A name fit for the waiting line: a text of at most 128 printable characters (no line break,
+    no terminal or direction control)."""
+    return isinstance(name, str) and 0 < len(name) <= 128 and name.isprintable()
