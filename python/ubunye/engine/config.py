@@ -55,6 +55,7 @@ _OUTPUT_KEYS = ("format", "path", "table", "mode", "options", "partition_by")
 # The engine's reader defaults, on both backends (lower-case names, Spark's string values).
 READ_DEFAULTS: Mapping[str, Mapping[str, str]] = {"csv": {"header": "true", "inferschema": "true"}}
 _LINEAGE_PARAMS = ("hash_inputs", "sample_fraction", "store", "base_dir", "reuse_hashes")
+_TRANSFORM_KEYS, _MONITOR_KEYS, _OPENLINEAGE_PARAMS = ("params", "type"), ("type", "params"), ("namespace",)
 
 
 @dataclass(frozen=True)
@@ -213,8 +214,6 @@ def load_config(
     current().add_variables(variables or {})  # secret-named --var values: masked in every text from here
     env = template_variables(task_dir=task_dir, mode=mode, dt=dt, dtf=dtf, variables=variables)
     rendered = render(doc, env, file)
-    from dataclasses import replace
-
     from ubunye.engine.secrets import resolve_secrets, secret_files  # secret://env/NAME, secret://file/PATH (0.8.0)
 
     config = replace(validate(resolve_secrets(rendered, file), file, mode=mode), raw=rendered)  # raw keeps references
@@ -284,7 +283,7 @@ def validate(doc: Any, file: Path, *, mode: str = "DEV") -> TaskConfig:
     if both:
         raise ConfigError(file, f"CONFIG.outputs.{both[0]}", "the same name is also an input; names must differ")
     transform = _mapping(config.get("transform"), file, "CONFIG.transform")
-    _unknown(transform, ("params", "type"), file, "CONFIG.transform")
+    _unknown(transform, _TRANSFORM_KEYS, file, "CONFIG.transform")
     if transform.get("type", "task") != "task":  # 0.8.0's noop / model ...: transformations.py runs anyway
         warnings.warn(f"{file}: CONFIG.transform.type {transform['type']!r} is ignored: the task's "
                       "transformations.py runs", ConfigDeprecationWarning, stacklevel=2)
@@ -458,12 +457,12 @@ def _monitors(value: Any, file: Path) -> Optional[LineageSettings]:
     for i, item in enumerate(value):
         key = f"CONFIG.monitors[{i}]"
         body = _mapping(item, file, key, required=True)
-        _unknown(body, ("type", "params"), file, key)
+        _unknown(body, _MONITOR_KEYS, file, key)
         if body.get("type") not in ("lineage", "openlineage"):
             raise ConfigError(file, f"{key}.type", f"expected 'lineage' or 'openlineage'; got {body.get('type')!r}")
         params = _mapping(body.get("params"), file, f"{key}.params")
         if body["type"] == "openlineage":  # implies recording: the events are built from the record
-            _unknown(params, ("namespace",), file, f"{key}.params")
+            _unknown(params, _OPENLINEAGE_PARAMS, file, f"{key}.params")
             settings = replace(settings or LineageSettings(), openlineage=str(params.get("namespace") or "ubunye"))
             continue
         _unknown(params, _LINEAGE_PARAMS, file, f"{key}.params")

@@ -52,6 +52,7 @@ ROW_KINDS = ("not_null", "between", "one_of", "matches")  # the kinds that can q
 SET_KEYS = ("rules", "quarantine", "max_quarantine_rate", "reconcile")
 RULE_KEYS = ("name", "severity", "description", "extra")
 RECONCILE_KEYS = ("input", "rows", "sum", "severity", "description", "name")
+ROWS_KEYS, SUM_KEYS = ("max_lost", "max_gained"), ("column", "input_column", "tolerance")  # reconcile's rows, sum
 _SPEC_KEYS = {
     "between": ("column", "min", "max"),
     "one_of": ("column", "values"),
@@ -347,8 +348,8 @@ def parse_reconcile(item: Any, file: Path, key: str, inputs: Mapping[str, Any]) 
         if not isinstance(rows, dict):
             raise ConfigError(file, f"{key}.rows", f"expected a mapping with max_lost and/or max_gained; got {rows!r}")
         for k in rows:
-            if k not in ("max_lost", "max_gained"):
-                raise ConfigError(file, f"{key}.rows.{k}", "unknown key; expected one of max_lost, max_gained")
+            if k not in ROWS_KEYS:
+                raise ConfigError(file, f"{key}.rows.{k}", f"unknown key; expected one of {', '.join(ROWS_KEYS)}")
         bounds = {k: _allowance(v, file, f"{key}.rows.{k}", rows=True) for k, v in rows.items()}
         if not bounds:
             raise ConfigError(file, f"{key}.rows", "expected max_lost, max_gained or both")
@@ -357,8 +358,8 @@ def parse_reconcile(item: Any, file: Path, key: str, inputs: Mapping[str, Any]) 
         if not isinstance(total, dict):
             raise ConfigError(file, f"{key}.sum", f"expected a mapping with column, input_column, tolerance; got {total!r}")
         for k in total:
-            if k not in ("column", "input_column", "tolerance"):
-                raise ConfigError(file, f"{key}.sum.{k}", "unknown key; expected one of column, input_column, tolerance")
+            if k not in SUM_KEYS:
+                raise ConfigError(file, f"{key}.sum.{k}", f"unknown key; expected one of {', '.join(SUM_KEYS)}")
         column = total.get("column")
         if not isinstance(column, str) or not column:
             raise ConfigError(file, f"{key}.sum.column", f"expected a column name; got {column!r}")
