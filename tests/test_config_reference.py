@@ -44,3 +44,23 @@ def test_an_entry_for_a_key_the_model_does_not_accept_stops_the_script(monkeypat
     monkeypatch.setitem(script.DOC, "ENGINE.colour", ("string", "none", "`colour: red`", "Nothing."))
     with pytest.raises(SystemExit, match=r"entries for no key: ENGINE\.colour"):
         script.render()
+
+
+def test_every_example_is_yaml_setting_its_key() -> None:
+    import re
+
+    import yaml
+
+    rows = 0
+    for line in (ROOT / "docs" / "config-reference.md").read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+        if len(cells) < 5 or not cells[-5].startswith("`"):
+            continue
+        key, example = cells[-5].strip("`"), cells[-2]
+        if example == "-":  # refused keys (optimize, vacuum)
+            continue
+        rows += 1
+        doc = yaml.safe_load(example.strip("`").replace("\\|", "|"))
+        doc = doc[0] if isinstance(doc, list) else doc  # "- not_null: id", a rule of a list
+        assert isinstance(doc, dict) and key in doc, f"{key}: example {example} does not set it"
+    assert rows >= 120, rows
