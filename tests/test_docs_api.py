@@ -12,7 +12,6 @@ import pytest
 
 import ubunye
 import ubunye.lineage
-from ubunye.spark import jar as jarmod
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "api.md"
@@ -63,14 +62,6 @@ def test_the_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
         exec(compile(code, f"docs/api.md example {i + 1}", "exec"), namespace)  # noqa: S102 - our own page
     records = list((tmp_path / ".ubunye" / "lineage" / "shop" / "sales").rglob("*.json"))
     assert {p.parent.name for p in records} >= {"daily", "by_hand"}  # the examples wrote records
-
-
-def test_the_jar_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    if not list(jarmod.jars_dir().glob("ubunye-spark_*.jar")):
-        pytest.skip("no plugin jar in the package (scripts/build-jar --all)")
-    monkeypatch.chdir(tmp_path)
-    for code in examples("jar"):
-        exec(compile(code, "docs/api.md jar example", "exec"), {"__name__": "__docs__"})  # noqa: S102
 
 
 def load_hook():

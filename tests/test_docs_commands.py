@@ -71,3 +71,15 @@ def test_every_jar_the_guides_name_is_packaged() -> None:
     assert named, "the guides name no jar"
     missing = named - packaged_lines()
     assert not missing, f"the guides name jars the package does not carry: {sorted(missing)}"
+
+
+def test_the_api_pages_jar_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/api.md's example that needs the package's jars (this file runs after they are built)."""
+    from test_docs_api import examples
+
+    assert list(jarmod.jars_dir().glob("ubunye-spark_*.jar")), "no plugin jar in the package (scripts/build-jar --all)"
+    blocks = examples("jar")
+    assert blocks, "docs/api.md has no jar example"
+    monkeypatch.chdir(tmp_path)
+    for code in blocks:
+        exec(compile(code, "docs/api.md jar example", "exec"), {"__name__": "__docs__"})  # noqa: S102 - our own page
