@@ -13,6 +13,7 @@ from typing import Any, Callable, Optional
 import pytest
 
 from harness import PEOPLE, Usecase, cli, task_code
+from test_cli_writes import spark
 from test_verdicts import BOTH, RUN_A, lineage, pass_task, two_runs
 
 
@@ -134,7 +135,7 @@ EXIT_ROWS: dict[str, tuple[int, Callable[[Path], Any]]] = {
        for c in ("list", "show", "trace", "search", "openlineage", "report")},
     **{f"{c} 2": (2, (lambda c: lambda t: _reader(t, c, False))(c))
        for c in ("list", "show", "trace", "search", "openlineage", "report")},
-    "spark 0": (0, lambda t: cli("spark", "init-script", "--volume", "/Volumes/a/b/c", "--print")),
+    "spark 0": (0, lambda t: spark(t, "init-script", "--volume", "/Volumes/a/b/c", "--print")),  # a fake package's jars
     "spark 2": (2, lambda t: cli("spark", "init-script", "--volume", "Volumes/x")),
     "version 0": (0, lambda t: cli("version")),
     "refused 0.8.0 command 2": (2, lambda t: cli("deploy", "databricks")),
