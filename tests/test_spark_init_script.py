@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from ubunye._version import __version__
 from ubunye.cli.app import cli
 from ubunye.spark.databricks import runtimes
-from ubunye.spark.init_script import Shipped, init_script, shipped_jars
+from ubunye.spark.init_script import CLUSTER_SETTING, Shipped, init_script, shipped_jars
 
 ROOT = Path(__file__).resolve().parents[1]
 WHEEL_LINES = re.search(r"^LINES=\(([^)]*)\)", (ROOT / "scripts" / "wheel").read_text(), re.M).group(1).split()  # type: ignore[union-attr]
@@ -156,6 +156,8 @@ def test_the_command_puts_the_jars_on_the_volume_once_and_writes_the_script(
     assert copied == sorted(str(p.relative_to(packaged)) for p in packaged.rglob("*"))  # the extension jars too
     again = CliRunner().invoke(cli, ["spark", "init-script", "--volume", str(folder)])
     assert again.exit_code == 0 and sorted(str(p.relative_to(folder / "jars")) for p in (folder / "jars").rglob("*")) == copied
+    assert f"add the init script ({CLUSTER_SETTING})" in first.stdout  # the setting as the guide names it
+    assert f"`{CLUSTER_SETTING}`" in (ROOT / "docs" / "databricks.md").read_text(encoding="utf-8")
     printed = CliRunner().invoke(cli, ["spark", "init-script", "--volume", "/Volumes/a/b/c", "--print"])
     assert printed.exit_code == 0
     assert printed.stdout == init_script("/Volumes/a/b/c/jars", __version__, shipped_jars())

@@ -32,6 +32,8 @@ from ubunye.spark.databricks import runtimes
 from ubunye.spark.runtime import line_of
 
 DEST = "/databricks/jars"
+# Where a cluster takes the script, as the CLI's hint and docs/databricks.md name it (one text).
+CLUSTER_SETTING = "Compute > your cluster > Edit > Advanced options > Init scripts, source Volumes"
 
 
 def runtime_cases() -> str:

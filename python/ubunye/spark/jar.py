@@ -233,10 +233,25 @@ def version_mismatch(
         running += f" on Java {java_version} (class files up to {class_file_major(feature)})"
     return (
         f"the ubunye-spark jar {jar.path.name} is built for Spark {jar.spark} / Scala "
-        f"{jar.scala}{built}, but this session runs {running}; the native functions are not "
-        "used (the Spark SQL fallback gives the same digest) - build the jar for this "
-        "Spark line (scripts/build-jar)"
+        f"{jar.scala}{built}, but this session runs {running}; {FALLBACK_NOTE}; "
+        f"{jar_to_use(spark_version, scala_version)}"
     )
+
+
+def jar_to_use(spark_version: str, scala_version: Optional[str]) -> str:
+    """What a wheel user puts on ``spark.jars`` for a Spark line and Scala version: the packaged
+    jar's name and the command that prints its path, or the lines this package has jars for."""
+    line = line_of(spark_version)
+    scala = f" --scala {line_of(scala_version)}" if scala_version else ""
+    try:
+        fits = jar_info(spark=spark_version, scala=scala_version)
+    except JarError:
+        try:
+            have = lines_text(available_jars())
+        except JarError:
+            have = "none"
+        return f"this package has no jar for Spark {line}{scala.replace(' --scala', ' / Scala')} (it has: {have})"
+    return f"use {fits.path.name} instead (`ubunye spark jar --spark {line}{scala}` prints its path)"
 
 
 def java_mismatch(jar: JarInfo, java_version: Optional[str]) -> Optional[str]:

@@ -30,7 +30,7 @@ def init_script_command(folder: str, to_stdout: bool, force: bool) -> None:
     """Put every jar on a volume and write the init script that picks the cluster's jar."""
     from ubunye._version import __version__
     from ubunye.lineage.store import stores_around
-    from ubunye.spark.init_script import init_script, is_unedited, shipped_jars
+    from ubunye.spark.init_script import CLUSTER_SETTING, init_script, is_unedited, shipped_jars
     from ubunye.spark.jar import JarError, copy_jars
     from ubunye.userfiles import UserFileError
     from ubunye.userwrites import check_writable, write_file
@@ -59,5 +59,5 @@ def init_script_command(folder: str, to_stdout: bool, force: bool) -> None:
     except (JarError, UserFileError) as exc:
         fail(str(exc))
     echo(f"{len([c for c in copies if c.suffix == '.jar'])} jar(s) in {root / 'jars'}; init script {script}")
-    echo("cluster: add the init script (Workspace > Compute > Advanced > Init scripts: Volumes) and, "
-               "for SQL on Spark 3.5 runtimes, spark.sql.extensions io.ubunye.spark.UbunyeSparkExtensions")
+    echo(f"cluster: add the init script ({CLUSTER_SETTING}) and, "
+         "for SQL on Spark 3.5 runtimes, spark.sql.extensions io.ubunye.spark.UbunyeSparkExtensions")
