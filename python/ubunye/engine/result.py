@@ -24,6 +24,9 @@ class TaskResult:
     expectations: list[dict[str, Any]] = field(default_factory=list)
     timings: list[dict[str, Any]] = field(default_factory=list)
     raised_at: Optional[str] = None  # "file.py:line in function" of the task's code that raised
+    # Why an engine other than the preferred one hashed: {"spark-sql": fp.reason} (the first
+    # step's reason), for the terminal; the record keeps each step's hash_engine and hash_pass.
+    hash_reasons: dict[str, str] = field(default_factory=dict)
     masker: Any = field(default=None, repr=False, compare=False)  # the run's (ubunye.masking.Masker)
 
     @property
