@@ -90,8 +90,9 @@ def test_a_signing_key_that_cannot_sign_is_a_problem(session: Path, monkeypatch:
 
 
 def test_an_openlineage_url_is_shown_without_its_password(session: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("UBUNYE_OPENLINEAGE_URL", "https://ann:s3cr3t-pw@lineage.example/api/v1/lineage")
-    code, lines, _ = doctor(session)
+    monkeypatch.setenv("UBUNYE_OPENLINEAGE_URL", "https://ann:s3cr3t-pw@lineage.example/api/v1/lineage?token=t0k3n")
+    code, lines, _ = doctor(session, "--lineage-dir", "s3://ann:s3cr3t-pw@bucket/records?sig=t0k3n")
     text = "\n".join(lines)
-    assert code == 0 and "s3cr3t-pw" not in text and "ann:" not in text
-    assert "openlineage: http to https://lineage.example/api/v1/lineage (UBUNYE_OPENLINEAGE_URL" in text
+    assert code == 0 and "s3cr3t-pw" not in text and "ann" not in text and "t0k3n" not in text, text
+    assert "store:       s3://bucket/records (its query not shown) (remote, not contacted)" in text
+    assert "openlineage: http to https://lineage.example/api/v1/lineage (its query not shown) (UBUNYE_OPENLINEAGE_URL" in text

@@ -72,11 +72,11 @@ def session_facts() -> list[Fact]:
 
 def store_fact(usecase_dir: Path, lineage_dir: Optional[str]) -> Fact:
     from ubunye.lineage.store.blobs import join
-    from ubunye.locations import is_url, split_userinfo
+    from ubunye.locations import is_url
 
     where = str(join(usecase_dir, lineage_dir))
     if is_url(where):
-        return ("store", f"{split_userinfo(where)[0]} (remote, not contacted)", None)
+        return ("store", f"{_shown(where)} (remote, not contacted)", None)
     path = Path(where)
     if path.is_dir():
         return ("store", f"{path.resolve()} (exists)", None)
@@ -85,16 +85,25 @@ def store_fact(usecase_dir: Path, lineage_dir: Optional[str]) -> Fact:
     return ("store", f"{path.resolve()} (none yet: `ubunye run --lineage` makes it)", None)
 
 
+def _shown(url: str) -> str:
+    """``scheme://host/path`` of a URL: no userinfo, query or fragment (where tokens ride)."""
+    from urllib.parse import urlsplit
+
+    from ubunye.locations import split_userinfo
+
+    parts = urlsplit(split_userinfo(url)[0])
+    return f"{parts.scheme}://{parts.netloc}{parts.path}" + (" (its query not shown)" if parts.query else "")
+
+
 def openlineage_fact() -> Fact:
     from ubunye.lineage.ol_send import client_configured, client_installed
     from ubunye.lineage.openlineage import URL_ENV
-    from ubunye.locations import split_userinfo
 
     for name in (URL_ENV, "OPENLINEAGE_URL"):
         url = os.environ.get(name)
         if url:
             via = "openlineage-python" if client_installed() else "ubunye's HTTP sender"
-            return ("openlineage", f"http to {split_userinfo(url)[0]} ({name}; through {via})", None)
+            return ("openlineage", f"http to {_shown(url)} ({name}; through {via})", None)
     if client_installed() and client_configured():
         return ("openlineage", "openlineage-python's own configuration (openlineage.yml or OPENLINEAGE__*)", None)
     return ("openlineage", f"not sent (no {URL_ENV} or OPENLINEAGE_URL); records are kept either way", None)
@@ -127,7 +136,6 @@ def signing_fact() -> Fact:
 def doctor_command(start_spark: bool, usecase_dir: Path, lineage_dir: Optional[str]) -> None:
     """One screen of this session's facts (Spark, Scala, Java, jar, engine, store, OpenLineage, signing)."""
     from ubunye._version import __version__
-    from ubunye.masking import current
 
     steps: list[Callable[[], list[Fact]]] = [spark_facts]
     if start_spark:
@@ -136,11 +144,10 @@ def doctor_command(start_spark: bool, usecase_dir: Path, lineage_dir: Optional[s
     facts: list[Fact] = [("ubunye", __version__, None)]
     for step in steps:
         facts += step()
-    mask = current().text
-    for name, value, todo in facts:
-        echo(mask(f"{name + ':':<12} {' '.join(value.split())}"))
+    for name, value, todo in facts:  # echo masks and writes controls out
+        echo(f"{name + ':':<12} {' '.join(value.split())}")
         if todo:
-            echo(mask(f"{'':<12}   do: {todo}"))
+            echo(f"{'':<12}   do: {todo}")
     problems = [name for name, _, todo in facts if todo]
     if problems:
         echo(f"{len(problems)} problem(s): {', '.join(problems)}", err=True)
