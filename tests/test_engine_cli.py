@@ -60,8 +60,13 @@ def test_the_ok_line_names_a_fallback_and_why(usecase: Path, monkeypatch: pytest
         Step("b", "input", data_hash=None, hash_error="no frame")],
         outputs=[Step("o", "output", data_hash=h, hash_engine="spark-sql", hash_pass="second-pass"),
                  Step("p", "output", data_hash=h, hash_engine="spark-native", hash_pass="same-pass")])
-    result = TaskResult("u/p/t", "r", status="success", record=record,
-                        hash_reasons={"spark-sql": "this session started\nwithout the ubunye-spark jar"})
+    from types import SimpleNamespace as Fp
+
+    result = TaskResult("u/p/t", "r", status="success", record=record)
+    result.note_hash_reasons([Fp(fingerprint=Fp(engine="spark-native", reason=None)), Fp(fingerprint=None),
+                              Fp(fingerprint=Fp(engine="spark-sql", reason="this session started\nwithout the ubunye-spark jar")),
+                              Fp(fingerprint=Fp(engine="spark-sql", reason="a later step's reason"))])
+    assert result.hash_reasons == {"spark-sql": "this session started\nwithout the ubunye-spark jar"}
     assert hashed_by(result) == ("; hashed: spark-native same-pass, spark-sql fallback second-pass, "
                                  "1 step(s) not hashed (fallback: this session started without the ubunye-spark jar)")
     assert hashed_by(TaskResult("u/p/t", "r", status="success")) == ""  # no record: nothing was hashed

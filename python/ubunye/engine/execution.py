@@ -221,10 +221,7 @@ class TaskExecution:
         self._resolve_deferred()
         inputs = [self.input_events.get(n) or _unhashed(s) for n, s in self.config.inputs.items()]
         outputs = [self.output_events.get(n) or _unhashed(s) for n, s in self.config.outputs.items()]
-        for event in (*inputs, *outputs):  # why the fallback hashed, for the terminal's ok line
-            fp = getattr(event, "fingerprint", None)
-            if getattr(fp, "engine", None) and getattr(fp, "reason", None):
-                self.result.hash_reasons.setdefault(str(fp.engine), str(fp.reason))
+        self.result.note_hash_reasons([*inputs, *outputs])
         from ubunye.lineage.ending import describe
 
         self.context.spark = self.backend.spark

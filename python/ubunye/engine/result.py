@@ -33,6 +33,13 @@ class TaskResult:
     def ok(self) -> bool:
         return self.status == "success" and not self.record_errors
 
+    def note_hash_reasons(self, events: list[Any]) -> None:
+        """Keep, per engine, the first reason a step's fingerprint gave (why the fallback hashed)."""
+        for event in events:
+            fp = getattr(event, "fingerprint", None)
+            if getattr(fp, "engine", None) and getattr(fp, "reason", None):
+                self.hash_reasons.setdefault(str(fp.engine), str(fp.reason))
+
     # ubunye-engine 0.8.0's run_task returned the outputs dict: a result reads like one
     # (result["name"], keys(), items(), values(), in, iteration over output names).
     def __getitem__(self, name: str) -> Any:
