@@ -265,6 +265,12 @@ def test_ubunye_run_on_spark_exit_codes(engine_spark: Any, tmp_path: Path) -> No
     ok = CliRunner().invoke(cli, args)
     assert ok.exit_code == 0, ok.output
     assert ok.stdout.startswith("ok   proof/pkg/keep (")
+    rec = json.loads(Path(ok.stdout.split(", record ")[1].split(")")[0]).read_text())
+    said = dict.fromkeys(f"{s['hash_engine']} {s['hash_pass']}" for s in rec["inputs"] + rec["outputs"])
+    assert ok.stdout.rstrip().endswith("); hashed: " + ", ".join(said)) and "spark-native" in ok.stdout, ok.stdout
+    forced = CliRunner().invoke(cli, [*args, "--hash-engine", "spark-sql"])  # the fallback, and why, on the ok line
+    assert forced.exit_code == 0, forced.output  # its input reused from the run above: "spark-native reused"
+    assert "spark-sql fallback second-pass (fallback: engine='spark-sql' was asked for)" in forced.stdout, forced.stdout
     config = PROOF_CONFIG.replace("{kind: not_null, column: id}", "{kind: not_null, column: id}\n      - {kind: row_count, max: 2}")
     make_task(tmp_path, "keep", config, PROOF_CODE)
     failed = CliRunner().invoke(cli, args)

@@ -73,8 +73,8 @@ TASK_ARGS = ["-u", "shop", "-p", "daily", "-t", "totals"]
 # Every top-level command of 0.8.0's ubunye/cli/main.py (its commands and add_typer sub-apps).
 COMMANDS_080 = ["deploy", "export", "init", "lineage", "models", "prove", "sync", "test", "backends", "doctor",
                 "gate", "mcp", "plugins", "config", "validate", "plan", "run", "version"]
-NO_COUNTERPART = ["deploy", "export", "init", "models", "prove", "sync", "test", "backends", "doctor", "gate",
-                  "mcp", "plugins"]
+NO_COUNTERPART = ["deploy", "export", "init", "models", "prove", "sync", "test", "backends", "gate",
+                  "mcp", "plugins"]  # doctor: `ubunye doctor` (tests/test_doctor.py)
 
 
 def test_every_080_command_is_known() -> None:

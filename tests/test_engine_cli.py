@@ -40,6 +40,36 @@ def test_success_exit_0_with_a_line_per_task(usecase: Path) -> None:
     recs = list((usecase / ".ubunye/lineage/shop/orders/summary").glob("*.json"))
     assert len(recs) == 1
     assert json.loads(recs[0].read_text())["variables"]["who"] == "me"
+    for line, task in zip(lines, ("clean", "summary")):  # the engine and pass of each step, as recorded
+        doc = json.loads(Path(line.split(", record ")[1].split(")")[0]).read_text())
+        said = [f"pandas {s['hash_engine']} {s['hash_pass']}" for s in doc["inputs"] + doc["outputs"]]
+        assert said and {s["hash_engine"] for s in doc["inputs"] + doc["outputs"]} == {"arrow"}, doc
+        assert line.endswith("); hashed: " + ", ".join(dict.fromkeys(said))), (task, line)
+
+
+def test_the_ok_line_names_a_fallback_and_why(usecase: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A step hashed by the Spark SQL fallback is named so on the ok line, with the reason the
+    fingerprint gave; a step without a data hash is counted (records stand in for a Spark run)."""
+    from ubunye.cli.commands.run import hashed_by
+    from ubunye.engine.result import TaskResult
+    from ubunye.lineage.record import RunRecord, Step
+
+    h = "sha256:" + "1" * 64
+    record = RunRecord(run_id="r", backend="spark", inputs=[
+        Step("a", "input", data_hash=h, hash_engine="spark-native", hash_pass="same-pass"),
+        Step("b", "input", data_hash=None, hash_error="no frame")],
+        outputs=[Step("o", "output", data_hash=h, hash_engine="spark-sql", hash_pass="second-pass"),
+                 Step("p", "output", data_hash=h, hash_engine="spark-native", hash_pass="same-pass")])
+    from types import SimpleNamespace as Fp
+
+    result = TaskResult("u/p/t", "r", status="success", record=record)
+    result.note_hash_reasons([Fp(fingerprint=Fp(engine="spark-native", reason=None)), Fp(fingerprint=None),
+                              Fp(fingerprint=Fp(engine="spark-sql", reason="this session started\nwithout the ubunye-spark jar")),
+                              Fp(fingerprint=Fp(engine="spark-sql", reason="a later step's reason"))])
+    assert result.hash_reasons == {"spark-sql": "this session started\nwithout the ubunye-spark jar"}
+    assert hashed_by(result) == ("; hashed: spark-native same-pass, spark-sql fallback second-pass, "
+                                 "1 step(s) not hashed (fallback: this session started without the ubunye-spark jar)")
+    assert hashed_by(TaskResult("u/p/t", "r", status="success")) == ""  # no record: nothing was hashed
 
 
 def test_all_runs_pipeline_yaml_order(usecase: Path) -> None:

@@ -214,3 +214,23 @@ def test_another_lines_jar_on_a_jvm_too_old_for_it_names_the_class_file_and_the_
     assert "fallback" in line
     on_17 = jarmod.version_mismatch(newer, "3.5.0", "2.12.18", "17.0.15")
     assert on_17 is not None and "class file" not in on_17 and "Java" not in on_17
+
+
+def test_another_lines_jar_names_the_wheel_users_command_for_the_right_one(
+        jars: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The advice is a command of the installed package (it prints the jar it names), never a
+    script of the repository; a line the package has no jar for names the lines it has."""
+    from click.testing import CliRunner
+
+    from ubunye.cli.app import cli
+
+    monkeypatch.setattr(jarmod, "jars_dir", lambda: jars)
+    other = jarmod.JarInfo(jars / "ubunye-spark_3.5_2.12-0.1.0.jar", "0.1.0", "3.5", "2.12")
+    line = jarmod.version_mismatch(other, "4.1.1", "2.13.17")
+    assert line is not None and "scripts/" not in line and "\n" not in line
+    assert line.endswith("use ubunye-spark_4.1_2.13-0.1.0.jar instead (`ubunye spark jar --spark 4.1 --scala 2.13` prints its path)")
+    printed = CliRunner().invoke(cli, ["spark", "jar", "--spark", "4.1", "--scala", "2.13"])
+    assert printed.exit_code == 0 and printed.stdout.strip() == str(jars / "ubunye-spark_4.1_2.13-0.1.0.jar")
+    missing = jarmod.version_mismatch(other, "3.3.2", "2.12.15")
+    assert missing is not None and "scripts/" not in missing
+    assert missing.endswith("this package has no jar for Spark 3.3 / Scala 2.12 (it has: " + jarmod.lines_text(jarmod.available_jars(jars)) + ")")

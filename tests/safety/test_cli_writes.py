@@ -232,23 +232,28 @@ def test_the_terminal_shows_direction_controls_in_names_escaped(tmp_path: Path) 
 FAKE_JARS = """
 import sys
 from pathlib import Path
-from ubunye.spark import jar
+from ubunye.spark import jar, ol_jar
 folder = Path(sys.argv[1])
 infos = [jar.JarInfo(folder / "ubunye-spark_3.5_2.12-0.jar", "0", "3.5", "2.12",
                      description=folder / "ubunye-spark_3.5_2.12-0.json")]
+extensions = [ol_jar.ExtensionJar(folder / "ubunye-spark-openlineage_3.5_2.12-0.jar", "0", "3.5", "2.12", "1",
+                                  description=folder / "ubunye-spark-openlineage_3.5_2.12-0.json")]
 jar.available_jars = lambda *a, **k: infos
+ol_jar.extension_jars = lambda *a, **k: extensions
 from ubunye.cli.app import main
 sys.exit(main(sys.argv[2:]))
 """
 
 
 def spark(tmp_path: Path, *args: str) -> Result:
-    """``ubunye spark ARGS`` in a fresh process whose package holds one fake jar (and its JSON)."""
+    """``ubunye spark ARGS`` in a fresh process whose package holds one fake jar and one fake
+    OpenLineage extension jar (each with its JSON), whether or not this checkout's are built."""
     packaged = tmp_path / "packaged"
     if not packaged.exists():
         packaged.mkdir()
-        (packaged / "ubunye-spark_3.5_2.12-0.jar").write_bytes(b"jar bytes")
-        (packaged / "ubunye-spark_3.5_2.12-0.json").write_text("{}", encoding="utf-8")
+        for name in ("ubunye-spark_3.5_2.12-0", "ubunye-spark-openlineage_3.5_2.12-0"):
+            (packaged / f"{name}.jar").write_bytes(b"jar bytes of " + name.encode())
+            (packaged / f"{name}.json").write_text("{}", encoding="utf-8")
     proc = subprocess.run([sys.executable, "-c", FAKE_JARS, str(packaged), "spark", *args], env=cli_env(),
                           capture_output=True, text=True, timeout=120)
     return Result(proc.returncode, proc.stdout, proc.stderr, list(args))

@@ -13,6 +13,7 @@ from typing import Any, Callable, Optional
 import pytest
 
 from harness import PEOPLE, Usecase, cli, task_code
+from test_cli_writes import spark
 from test_verdicts import BOTH, RUN_A, lineage, pass_task, two_runs
 
 
@@ -134,9 +135,11 @@ EXIT_ROWS: dict[str, tuple[int, Callable[[Path], Any]]] = {
        for c in ("list", "show", "trace", "search", "openlineage", "report")},
     **{f"{c} 2": (2, (lambda c: lambda t: _reader(t, c, False))(c))
        for c in ("list", "show", "trace", "search", "openlineage", "report")},
-    "spark 0": (0, lambda t: cli("spark", "init-script", "--volume", "/Volumes/a/b/c", "--print")),
+    "spark 0": (0, lambda t: spark(t, "init-script", "--volume", "/Volumes/a/b/c", "--print")),  # a fake package's jars
     "spark 2": (2, lambda t: cli("spark", "init-script", "--volume", "Volumes/x")),
-    "version 0": (0, lambda t: cli("version")),
+    "version 0": (0, lambda t: cli("version")),  # doctor 0: tests/test_doctor.py (it depends on the jars built)
+    "doctor 1": (1, lambda t: cli("doctor", "-d", str(t), env={"UBUNYE_SIGNING_KEY": "off"})),
+    "doctor 2": (2, lambda t: cli("doctor", "--no-such-option")),
     "refused 0.8.0 command 2": (2, lambda t: cli("deploy", "databricks")),
     "refused lineage focus 2": (2, lambda t: cli("lineage", "focus")),
     "any command 1: internal error": (1, _internal),

@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "config": "ubunye.cli.commands.validate:validate_command",  # ubunye-engine 0.8.0's name for validate
     "plan": "ubunye.cli.commands.plan:plan_command",
     "version": "ubunye.cli.commands.version:version_command",
+    "doctor": "ubunye.cli.commands.doctor:doctor_command",
     # ubunye-engine 0.8.0 commands refused in one line saying what to use instead
     **{name: f"ubunye.cli.commands.refused:{name}_command" for name in REFUSED},
 }

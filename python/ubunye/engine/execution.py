@@ -221,6 +221,7 @@ class TaskExecution:
         self._resolve_deferred()
         inputs = [self.input_events.get(n) or _unhashed(s) for n, s in self.config.inputs.items()]
         outputs = [self.output_events.get(n) or _unhashed(s) for n, s in self.config.outputs.items()]
+        self.result.note_hash_reasons([*inputs, *outputs])
         from ubunye.lineage.ending import describe
 
         self.context.spark = self.backend.spark

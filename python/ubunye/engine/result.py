@@ -24,11 +24,21 @@ class TaskResult:
     expectations: list[dict[str, Any]] = field(default_factory=list)
     timings: list[dict[str, Any]] = field(default_factory=list)
     raised_at: Optional[str] = None  # "file.py:line in function" of the task's code that raised
+    # Why an engine other than the preferred one hashed: {"spark-sql": fp.reason} (the first
+    # step's reason), for the terminal; the record keeps each step's hash_engine and hash_pass.
+    hash_reasons: dict[str, str] = field(default_factory=dict)
     masker: Any = field(default=None, repr=False, compare=False)  # the run's (ubunye.masking.Masker)
 
     @property
     def ok(self) -> bool:
         return self.status == "success" and not self.record_errors
+
+    def note_hash_reasons(self, events: list[Any]) -> None:
+        """Keep, per engine, the first reason a step's fingerprint gave (why the fallback hashed)."""
+        for event in events:
+            fp = getattr(event, "fingerprint", None)
+            if getattr(fp, "engine", None) and getattr(fp, "reason", None):
+                self.hash_reasons.setdefault(str(fp.engine), str(fp.reason))
 
     # ubunye-engine 0.8.0's run_task returned the outputs dict: a result reads like one
     # (result["name"], keys(), items(), values(), in, iteration over output names).

@@ -31,6 +31,8 @@ INSTALL_ENTRY = "io.ubunye.spark.Ubunye.install"
 ENTRY_OBJECT = "io.ubunye.spark.Ubunye"
 SUMS_FUNCTION = "ubunye_rows_v1_sums"
 FALLBACK_NOTE = "the native functions are not used (the Spark SQL fallback gives the same digest)"
+NO_JARS_HINT = ("this install of ubunye carries no plugin jars: install the released wheel "
+                "(pip install ubunye), or in a source checkout run scripts/build-jar --all")
 
 B = TypeVar("B")
 
@@ -121,33 +123,36 @@ def available_jars(directory: Optional[Path] = None) -> list[JarInfo]:
 
 
 def copy_jars(target: Path, *, force: bool = False, protected: Sequence[Path] = ()) -> list[Path]:
-    """Copy every packaged jar and its JSON description into ``target`` (made if missing);
-    the copies, in order. A file already there with the same content is kept; one with other
-    content raises :class:`~ubunye.userfiles.UserFileError` (nothing copied) unless ``force``;
-    a link, a folder or a special file there is never written through, nor anything inside a
-    ``protected`` folder (a record store; :mod:`ubunye.userwrites`).
+    """Copy every packaged jar and its JSON description into ``target`` (made if missing), and
+    the OpenLineage extension jars with theirs into ``target/openlineage/`` (the package's own
+    layout, which :mod:`ubunye.spark.init_script` expects on a volume); the copies, in order.
+    A file already there with the same content is kept; one with other content raises
+    :class:`~ubunye.userfiles.UserFileError` (nothing copied) unless ``force``; a link, a folder
+    or a special file there is never written through, nor anything inside a ``protected``
+    folder (a record store; :mod:`ubunye.userwrites`).
     Raises :class:`JarNotFoundError` when the package has no jar."""
     from ubunye.userfiles import UserFileError, read_bytes
     from ubunye.userwrites import check_writable, write_file
 
     infos = available_jars()
     if not infos:
-        raise JarNotFoundError(f"no ubunye-spark jar in {jars_dir()}: nothing to copy (run scripts/build-jar in the checkout)")
-    sources = [p for info in infos for p in (info.path, info.description) if p is not None]
-    contents = {p: read_bytes(p, limit=1 << 30) for p in sources}
+        raise JarNotFoundError(f"no ubunye-spark jar in {jars_dir()}: nothing to copy ({NO_JARS_HINT})")
+    pairs = [(p, target / p.name) for info in infos for p in (info.path, info.description) if p is not None]
+    pairs += [(p, target / "openlineage" / p.name) for ext in ol_jar.extension_jars()
+              for p in (ext.path, ext.description) if p is not None]
+    contents = {source: read_bytes(source, limit=1 << 30) for source, _ in pairs}
     clashes = []
-    for source in sources:  # every refusal before anything is copied
+    for source, copy in pairs:  # every refusal before anything is copied
         try:
-            check_writable(target / source.name, data=contents[source], force=force, protected=protected,
-                           what="ubunye")
+            check_writable(copy, data=contents[source], force=force, protected=protected, what="ubunye")
         except UserFileError as exc:
             clashes.append(exc)
     if clashes:
         first = clashes[0]
         raise UserFileError(first.path, f"{first.reason} ({len(clashes)} such file(s))")
-    for source in sources:
-        write_file(target / source.name, contents[source], force=force, protected=protected, what="ubunye")
-    return [target / source.name for source in sources]
+    for source, copy in pairs:
+        write_file(copy, contents[source], force=force, protected=protected, what="ubunye")
+    return [copy for _, copy in pairs]
 
 
 def lines_text(infos: list[JarInfo]) -> str:
@@ -169,8 +174,7 @@ def jar_info(
     infos = available_jars(folder)
     if not infos:
         raise JarNotFoundError(
-            f"no ubunye-spark jar in {folder}: the plugin jars were not built "
-            "(run scripts/build-jar, or scripts/setup, in the checkout)"
+            f"no ubunye-spark jar in {folder}: {NO_JARS_HINT}"
         )
     installed = ""
     if spark is None:
@@ -229,10 +233,25 @@ def version_mismatch(
         running += f" on Java {java_version} (class files up to {class_file_major(feature)})"
     return (
         f"the ubunye-spark jar {jar.path.name} is built for Spark {jar.spark} / Scala "
-        f"{jar.scala}{built}, but this session runs {running}; the native functions are not "
-        "used (the Spark SQL fallback gives the same digest) - build the jar for this "
-        "Spark line (scripts/build-jar)"
+        f"{jar.scala}{built}, but this session runs {running}; {FALLBACK_NOTE}; "
+        f"{jar_to_use(spark_version, scala_version)}"
     )
+
+
+def jar_to_use(spark_version: str, scala_version: Optional[str]) -> str:
+    """What a wheel user puts on ``spark.jars`` for a Spark line and Scala version: the packaged
+    jar's name and the command that prints its path, or the lines this package has jars for."""
+    line = line_of(spark_version)
+    scala = f" --scala {line_of(scala_version)}" if scala_version else ""
+    try:
+        fits = jar_info(spark=spark_version, scala=scala_version)
+    except JarError:
+        try:
+            have = lines_text(available_jars())
+        except JarError:
+            have = "none"
+        return f"this package has no jar for Spark {line}{scala.replace(' --scala', ' / Scala')} (it has: {have})"
+    return f"use {fits.path.name} instead (`ubunye spark jar --spark {line}{scala}` prints its path)"
 
 
 def java_mismatch(jar: JarInfo, java_version: Optional[str]) -> Optional[str]:

@@ -39,6 +39,7 @@ class ExtensionJar:
     spark: str
     scala: str
     openlineage_spark: str
+    description: Optional[Path] = None  # the JSON file this was read from
 
     @property
     def line(self) -> str:
@@ -58,7 +59,7 @@ def extension_jars(directory: Optional[Path] = None) -> list[ExtensionJar]:
         try:
             doc = json.loads(meta.read_text(encoding="utf-8"))
             jar = ExtensionJar(folder / str(doc["jar"]), str(doc["version"]), str(doc["spark"]), str(doc["scala"]),
-                               str(doc["openlineage_spark"]))
+                               str(doc["openlineage_spark"]), description=meta)
         except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"{meta} is not a valid extension jar description: {exc!r}") from None
         if jar.path.is_file():

@@ -29,7 +29,6 @@ REFUSED: dict[str, str] = {
     "sync": "records are written straight to the lineage store (a failed write fails the run, exit 1), "
             "so there is no fallback manifest to replay",
     "backends": "the backends are built in: spark and pandas (`ubunye run --backend spark|pandas`)",
-    "doctor": "use `ubunye validate` for a task's config and code, and `ubunye spark jar` for the Spark plugin",
     "gate": "use `ubunye lineage compare` in your CI step: it exits 1 unless every input and output of the two "
             "runs is proven the same (--json for the details)",
     "mcp": "the MCP server is not part of this project; `ubunye lineage ... --json` gives records as JSON",

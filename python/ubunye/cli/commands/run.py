@@ -230,6 +230,37 @@ def run_tasks(usecase_dir: Path, usecase: str, package: str, names: Sequence[str
         recorder_log.removeFilter(quiet)
 
 
+def hashed_by(result: Any) -> str:
+    """``"; hashed: pandas arrow second-pass"``: each engine and pass the record's steps name, in
+    step order (``spark-sql`` as ``spark-sql fallback``, followed by why), and how many steps have
+    no data hash; ``""`` without a record (nothing was hashed)."""
+    from ubunye.masking import current
+
+    record = result.record
+    if record is None:
+        return ""
+    labels: list[str] = []
+    unhashed = 0
+    for step in (*record.inputs, *record.outputs):
+        if step.data_hash is None:
+            unhashed += 1
+            continue
+        engine = step.hash_engine or "unknown engine"
+        engine = {"spark-sql": "spark-sql fallback"}.get(engine, engine)
+        if record.backend == "pandas" and not engine.startswith("spark"):
+            engine = f"pandas {engine}"
+        label = f"{engine} {step.hash_pass or 'unknown pass'}"
+        if label not in labels:
+            labels.append(label)
+    if unhashed:
+        labels.append(f"{unhashed} step(s) not hashed")
+    text = "; hashed: " + (", ".join(labels) or "nothing")
+    reason = result.hash_reasons.get("spark-sql")
+    if reason and any("fallback" in label for label in labels):
+        text += f" (fallback: {' '.join(reason.split())})"
+    return (result.masker or current()).text(text)
+
+
 class _Reported(logging.Filter):
     """Drops the recorder's own error lines while `ubunye run` reports them itself."""
 
@@ -268,7 +299,7 @@ def _run_each(usecase_dir: Path, usecase: str, package: str, names: Sequence[str
         lost = list(causes.values())
         if result.status == "success" and not lost:
             where = f", record {result.record_path}" if result.record_path else ""
-            echo(f"ok   {task_path} ({seconds:.1f}s, run {result.run_id[:8]}{where})")
+            echo(f"ok   {task_path} ({seconds:.1f}s, run {result.run_id[:8]}{where}){hashed_by(result)}")
         elif result.status == "success":
             echo(f"FAIL {task_path}: ran ({seconds:.1f}s, run {result.run_id[:8]}) but {lost.pop(0)}", err=True)
         else:

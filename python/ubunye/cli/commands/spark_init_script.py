@@ -1,10 +1,12 @@
 """``ubunye spark init-script --volume /Volumes/<catalog>/<schema>/<volume>/<folder>``.
 
-Copies every packaged plugin jar (and its JSON) into ``<folder>/jars/`` once (files with
-the same content are kept) and writes ``<folder>/install-ubunye.sh``: a Databricks cluster
-init script that, on the cluster, picks the jar for the runtime's own Spark line and Scala
-version (:mod:`ubunye.spark.init_script`) and fails the cluster start in one line naming
-the runtime when none fits. ``--print`` writes the script to stdout and copies nothing
+Copies every packaged plugin jar (and its JSON) into ``<folder>/jars/`` and the OpenLineage
+extension jars into ``<folder>/jars/openlineage/`` once (files with the same content are kept)
+and writes ``<folder>/install-ubunye.sh``: a Databricks cluster init script that, on the
+cluster, installs this package's own jar for the runtime's Spark line and Scala version (and
+its extension jar), each named in the script and checked by its sha256
+(:mod:`ubunye.spark.init_script`), and fails the cluster start in one line naming the runtime
+and the file when none fits, or a file is missing or differs. ``--print`` writes the script to stdout and copies nothing
 (for a volume that is not mounted here: copy the jars with ``ubunye spark jars --to``
 and the Databricks CLI).
 """
@@ -28,7 +30,7 @@ def init_script_command(folder: str, to_stdout: bool, force: bool) -> None:
     """Put every jar on a volume and write the init script that picks the cluster's jar."""
     from ubunye._version import __version__
     from ubunye.lineage.store import stores_around
-    from ubunye.spark.init_script import init_script, is_unedited
+    from ubunye.spark.init_script import CLUSTER_SETTING, init_script, is_unedited, shipped_jars
     from ubunye.spark.jar import JarError, copy_jars
     from ubunye.userfiles import UserFileError
     from ubunye.userwrites import check_writable, write_file
@@ -38,7 +40,10 @@ def init_script_command(folder: str, to_stdout: bool, force: bool) -> None:
     if printable(folder) != folder:  # a byte that is not UTF-8, a direction control: the script could not carry it
         fail(f"--volume {printable(folder)}: a folder name with a direction control or a byte that is not UTF-8; "
              "give the path the cluster sees in plain text")
-    text = init_script(f"{folder.rstrip('/')}/jars", __version__)
+    try:
+        text = init_script(f"{folder.rstrip('/')}/jars", __version__, shipped_jars())
+    except (JarError, ValueError, OSError) as exc:
+        fail(str(exc))
     if to_stdout:
         echo(text, nl=False)
         return
@@ -54,5 +59,5 @@ def init_script_command(folder: str, to_stdout: bool, force: bool) -> None:
     except (JarError, UserFileError) as exc:
         fail(str(exc))
     echo(f"{len([c for c in copies if c.suffix == '.jar'])} jar(s) in {root / 'jars'}; init script {script}")
-    echo("cluster: add the init script (Workspace > Compute > Advanced > Init scripts: Volumes) and, "
-               "for SQL on Spark 3.5 runtimes, spark.sql.extensions io.ubunye.spark.UbunyeSparkExtensions")
+    echo(f"cluster: add the init script ({CLUSTER_SETTING}) and, "
+         "for SQL on Spark 3.5 runtimes, spark.sql.extensions io.ubunye.spark.UbunyeSparkExtensions")

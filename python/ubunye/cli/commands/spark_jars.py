@@ -1,7 +1,8 @@
 """``ubunye spark jars --to DIR``: copy every packaged plugin jar and its JSON description.
 
 For a Databricks init script or a Unity Catalog volume: the folder then holds one
-``ubunye-spark_<spark>_<scala>-<version>.jar`` per line with its ``.json``. A file
+``ubunye-spark_<spark>_<scala>-<version>.jar`` per line with its ``.json``, and ``openlineage/``
+the OpenLineage extension jars (the layout ``ubunye spark init-script --print`` expects). A file
 already there with other content is not overwritten unless ``--force`` is given.
 """
 from __future__ import annotations
@@ -18,7 +19,7 @@ from ubunye.cli.render import echo, fail
               help="Folder to copy the jars into (made if missing).")
 @click.option("--force", is_flag=True, help="Overwrite files of the same name with other content.")
 def jars_command(target: Path, force: bool) -> None:
-    """Copy every packaged plugin jar (and its JSON) into a folder; print each copy."""
+    """Copy every packaged jar (and its JSON) into a folder; print each copy."""
     from ubunye.lineage.store import stores_around
     from ubunye.spark.jar import JarError, copy_jars
     from ubunye.userfiles import UserFileError
