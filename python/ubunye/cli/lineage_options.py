@@ -128,3 +128,37 @@ def resolve_task(store: RecordStore, usecase: Optional[str], package: Optional[s
         fail(f"name the task with -u/-p/-t: {store.root} holds {len(tasks)} tasks")
     missing = [flag for flag, value in (("-u", usecase), ("-p", package), ("-t", task)) if not value]
     fail(f"name the task completely: missing {', '.join(missing)}")
+
+
+def pick_runs(ref_args: tuple[Path, Optional[Path], Optional[str], Optional[str], Optional[str]],
+              id1: Optional[str], id2: Optional[str], path1: Optional[Path], path2: Optional[Path],
+              command: str = "compare") -> tuple[RunRecord, RunRecord]:
+    """The two runs to compare; by default the latest (B) against the one before (A)."""
+    if id1 and path1 or id2 and path2:
+        fail("give a run either by --run-id or by --record, not both")
+    store = make_store(ref_args[0], ref_args[1])
+    a = store.load(path1) if path1 is not None else None
+    b = store.load(path2) if path2 is not None else None
+    if a is not None and b is not None:
+        return a, b
+    names = ref_args[2:]
+    given = a or b
+    if given is not None and names == (None, None, None):  # the other run is of the same task
+        names = (given.usecase, given.package, given.task_name)
+    ref = resolve_task(store, *names)
+    if a is None and b is None and not id1 and not id2:
+        runs = ref.latest(2)  # a damaged file that may be one of the two is an error naming it
+        if len(runs) < 2:
+            fail(f"{ref.path} has {len(runs)} readable run(s): {command} needs two")
+        return runs[1], runs[0]
+    if b is None:
+        b = ref.find(id2) if id2 is not None else ref.newest()
+    if a is None:
+        if id1:
+            a = ref.find(id1)
+        else:  # the run before B
+            before = ref.latest(1, before=b)
+            if not before:
+                fail(f"no run of {ref.path} before run {b.run_id}: give --run-id1")
+            a = before[0]
+    return a, b
