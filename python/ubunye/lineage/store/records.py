@@ -32,7 +32,8 @@ from ubunye._names import validate_name
 from ubunye.lineage.errors import (AmbiguousRunId, LineageError, RecordNotFound, RecordUnsigned, RecordWriteError,
                                    UnreadableRecord)
 from ubunye.lineage.record import RunRecord
-from ubunye.lineage.store import posix, objects, filesapi  # noqa: F401,I001 the built-in backends join open_blobs's table (in this order)
+# the built-in backends join open_blobs's scheme table (in this order: its messages name them so)
+from ubunye.lineage.store import posix as _posix, objects as _objects, filesapi as _filesapi  # noqa: F401,I001
 from ubunye.lineage.store.blobs import AlreadyExists, BlobError, BlobInfo, Blobs, Where, join, open_blobs
 from ubunye.lineage.store.index import RecordIndex, Stale, _ranges, _rows_of, marker_key, started_key
 from ubunye.lineage.store.layout import CLOCK_SLACK, OLDEST as _OLDEST, STARTED, SUFFIX, run_order
