@@ -39,8 +39,6 @@ LAYERS = {
 UPWARD = {
     # the one name check raises the store's InvalidName (lineage/errors.py imports only masking)
     ("ubunye._names", "ubunye.lineage.errors"),
-    # `lineage verify` hashes a location with the engine `ubunye hash --engine` would use
-    ("ubunye.lineage.verify", "ubunye.cli.commands.hash"),
     # `python -m ubunye.spark.selfcheck` hashes the shared fixtures through the public face
     ("ubunye.spark.selfcheck", "ubunye"),
     ("ubunye.spark.selfcheck", "ubunye.testing.fixtures"),
