@@ -20,13 +20,10 @@ the real API was not reached from this project's tests.
 from __future__ import annotations
 
 import errno
-import http.client
 import json
 import os
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Union
@@ -66,6 +63,10 @@ class FilesApiBlobs:
 
     def _call(self, method: str, url: str, data: bytes | None = None) -> tuple[int, bytes, dict[str, str]]:
         """(status, body, headers); raises OSError for a dropped connection or a timeout."""
+        import http.client  # here, not at the top: every store imports this backend (blobs.register)
+        import urllib.error
+        import urllib.request
+
         headers = {"Authorization": f"Bearer {self._token}"}
         if data is not None:
             headers["Content-Type"] = "application/octet-stream"
