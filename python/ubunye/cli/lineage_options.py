@@ -4,6 +4,10 @@ Every command takes ``-d/--usecase-dir``, ``--lineage-dir`` and ``--json``; the
 ones about one task take ``-u/-p/-t``. :func:`lineage_errors` turns library
 errors into one line on stderr and exit code 2, and store warnings (a skipped
 unreadable record) into one ``warning:`` line on stderr naming the file.
+
+It also holds what a command would otherwise import from another command's file
+(:func:`pick_runs`: ``compare`` and ``diff``; :func:`verify_signatures`: ``verify --signatures``,
+beside ``attest``): no command imports another.
 """
 from __future__ import annotations
 
@@ -16,7 +20,7 @@ from typing import Any, Callable, Optional, TypeVar
 import click
 
 from ubunye._names import validate_name
-from ubunye.cli.render import fail, warn
+from ubunye.cli.render import echo, emit_json, fail, warn
 from ubunye.lineage.errors import LineageError
 from ubunye.lineage.record import RunRecord
 from ubunye.lineage.store import RecordStore, open_store
@@ -162,3 +166,30 @@ def pick_runs(ref_args: tuple[Path, Optional[Path], Optional[str], Optional[str]
                 fail(f"no run of {ref.path} before run {b.run_id}: give --run-id1")
             a = before[0]
     return a, b
+
+
+def verify_signatures(store: RecordStore, names: tuple[Optional[str], Optional[str], Optional[str]],
+                      key_files: tuple[Path, ...], signatures: bool, chain: bool, as_json: bool) -> None:
+    """``lineage verify --signatures/--chain``: every record of the task (or of the store)."""
+    from ubunye.lineage.attestation.audit import audit
+    from ubunye.lineage.attestation.keys import public_key_files
+
+    keys = public_key_files(key_files)  # a bad file: one line naming it (exit 2)
+    if any(names):
+        ref = resolve_task(store, *names)
+        tasks = [(ref.usecase, ref.package, ref.task)]
+    else:
+        tasks = store.iter_tasks()
+    result = audit(store, tasks, keys=keys or None, signatures=signatures or not chain, chain=chain or not signatures)
+    if as_json:
+        emit_json("verify", result.to_dict())
+    else:
+        for check in result.records:
+            echo(f"{check.verdict:<10} {check.task} {check.run_id}" + (f": {check.reason}" if check.reason else ""))
+        for report in result.chains:
+            echo(f"chain of {report.task}: {report.length} place(s), " + ("holds" if not report.breaks else
+                                                                          f"{len(report.breaks)} break(s)"))
+        for line in result.problems:
+            echo(f"not proven: {line}", err=True)
+        echo("every record proven by its signature" if result.proven else "NOT PROVEN")
+    raise SystemExit(0 if result.proven else 1)

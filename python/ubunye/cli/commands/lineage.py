@@ -29,6 +29,7 @@ from ubunye.cli.lineage_options import (
     store_options,
     trust_hook,
     task_options,
+    verify_signatures,
 )
 from ubunye.cli.render import echo, emit_json, fail, warn
 
@@ -191,8 +192,6 @@ def verify_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: bool,
 
     store = make_store(usecase_dir, lineage_dir)
     if signatures or chain or key_files:
-        from ubunye.cli.commands.lineage_attest import verify_signatures
-
         verify_signatures(store, (usecase, package, task), key_files, signatures, chain, as_json)
     if record_path is not None:
         record = store.load(record_path)
