@@ -211,3 +211,29 @@ def test_no_module_imports_a_higher_layer():
     assert not new, "imports up a layer:\n" + "\n".join(f"{a} -> {b}" for a, b in new)
     gone = sorted(UPWARD - found)
     assert not gone, "no longer imported: remove from UPWARD:\n" + "\n".join(f"{a} -> {b}" for a, b in gone)
+
+
+# One command per file: a command's file imports shared helpers (cli/*.py), not another command's
+# file. A group's file imports the files of its subcommands to attach them (GROUPS). These command
+# files still take helpers from run.py and validate.py today; the list may only shrink.
+COMMANDS = "ubunye.cli.commands."
+GROUPS = {"ubunye.cli.commands.lineage"}
+COMMAND_TO_COMMAND = {
+    ("ubunye.cli.commands.plan", "ubunye.cli.commands.run"),
+    ("ubunye.cli.commands.plan", "ubunye.cli.commands.validate"),
+    ("ubunye.cli.commands.task_dir", "ubunye.cli.commands.run"),
+    ("ubunye.cli.commands.validate", "ubunye.cli.commands.run"),
+}
+
+
+def test_no_command_file_imports_another():
+    graph = import_graph()
+    found = {(a, b) for a, targets in graph.items() if a.startswith(COMMANDS) and a not in GROUPS
+             for b in targets if b.startswith(COMMANDS)}
+    assert ("ubunye.cli.commands.lineage", "ubunye.cli.commands.lineage_diff") in \
+        {(a, b) for a, targets in graph.items() for b in targets}  # a group's import is seen, and allowed
+    new = sorted(found - COMMAND_TO_COMMAND)
+    assert not new, "a command file imports another (share a helper in cli/ instead):\n" + \
+        "\n".join(f"{a} -> {b}" for a, b in new)
+    gone = sorted(COMMAND_TO_COMMAND - found)
+    assert not gone, "no longer imported: remove from COMMAND_TO_COMMAND:\n" + "\n".join(f"{a} -> {b}" for a, b in gone)
