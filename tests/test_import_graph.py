@@ -14,6 +14,7 @@ locations) -> hashing -> io -> spark -> lineage -> engine -> cli -> the public f
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 from typing import Iterable, Optional
 
@@ -80,8 +81,9 @@ def _owner(name: str, known: dict[str, tuple[Path, bool]]) -> Optional[str]:
     return name or None
 
 
+@functools.lru_cache(maxsize=1)
 def import_graph() -> dict[str, set[str]]:
-    """Module -> the modules of the package it imports."""
+    """Module -> the modules of the package it imports (read once per session; not to be changed)."""
     known = modules()
     graph: dict[str, set[str]] = {}
     for name, (path, is_package) in known.items():
