@@ -77,7 +77,7 @@ import json, sys, time
 began = time.perf_counter()
 sys.path.insert(0, {python!r})
 from ubunye.lineage.compare import compare_records
-import ubunye.lineage.localise  # (compare_records imports it lazily: an import, timed apart)
+import ubunye.lineage.localise  # (`lineage diff`: imported here, so no query times an import)
 from ubunye.lineage.search import list_task_runs, parse_since, runs_with_data_hash, search_runs
 from ubunye.lineage.store import RecordStore
 imported = time.perf_counter()

@@ -37,6 +37,29 @@ def test_urls_are_never_folded_or_joined_to_the_usecase(tmp_path: Path) -> None:
     assert open_store(tmp_path, "s3://bucket/lineage").root == "s3://bucket/lineage"
 
 
+def test_backends_join_the_scheme_table_and_a_scheme_has_one_owner(monkeypatch: pytest.MonkeyPatch) -> None:
+    """blobs.py imports no backend: each backend's module registers its schemes; another module's
+    claim on a held scheme is refused (a plugin cannot take over ``s3://`` or local paths)."""
+    import ubunye.lineage.store.blobs as blobs_module
+
+    monkeypatch.setattr(blobs_module, "_BACKENDS", dict(blobs_module._BACKENDS))
+    owners = {scheme: opener.__module__ for scheme, (opener, _) in blobs_module._BACKENDS.items()}
+    assert owners[""] == owners["file"] == "ubunye.lineage.store.posix"
+    assert owners["s3"] == owners["abfss"] == "ubunye.lineage.store.objects"
+    assert owners["dbfs"] == "ubunye.lineage.store.filesapi"
+
+    def claim(where: object) -> PosixBlobs:
+        return PosixBlobs(Path("/nowhere"))
+
+    for held in ("", "file", "s3"):
+        with pytest.raises(ValueError, match=f"scheme '{held}' is ubunye.lineage.store.[a-z]+'s already"):
+            blobs_module.register(held, claim, "mine://")
+    blobs_module.register("mine", claim, "mine://")
+    assert open_blobs("mine://x").root == Path("/nowhere")
+    with pytest.raises(ValueError, match=r"unknown scheme 'ftp' \(known: a path, .*, mine://\)"):
+        open_blobs("ftp://host/x")
+
+
 def test_one_scheme_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("DATABRICKS_HOST", raising=False)
     assert isinstance(open_blobs(tmp_path), PosixBlobs) and not open_blobs(tmp_path).volume

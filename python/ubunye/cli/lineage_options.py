@@ -4,6 +4,10 @@ Every command takes ``-d/--usecase-dir``, ``--lineage-dir`` and ``--json``; the
 ones about one task take ``-u/-p/-t``. :func:`lineage_errors` turns library
 errors into one line on stderr and exit code 2, and store warnings (a skipped
 unreadable record) into one ``warning:`` line on stderr naming the file.
+
+It also holds what a command would otherwise import from another command's file
+(:func:`pick_runs`: ``compare`` and ``diff``; :func:`verify_signatures`: ``verify --signatures``,
+beside ``attest``): no command imports another.
 """
 from __future__ import annotations
 
@@ -16,7 +20,7 @@ from typing import Any, Callable, Optional, TypeVar
 import click
 
 from ubunye._names import validate_name
-from ubunye.cli.render import fail, warn
+from ubunye.cli.render import echo, emit_json, fail, warn
 from ubunye.lineage.errors import LineageError
 from ubunye.lineage.record import RunRecord
 from ubunye.lineage.store import RecordStore, open_store
@@ -128,3 +132,64 @@ def resolve_task(store: RecordStore, usecase: Optional[str], package: Optional[s
         fail(f"name the task with -u/-p/-t: {store.root} holds {len(tasks)} tasks")
     missing = [flag for flag, value in (("-u", usecase), ("-p", package), ("-t", task)) if not value]
     fail(f"name the task completely: missing {', '.join(missing)}")
+
+
+def pick_runs(ref_args: tuple[Path, Optional[Path], Optional[str], Optional[str], Optional[str]],
+              id1: Optional[str], id2: Optional[str], path1: Optional[Path], path2: Optional[Path],
+              command: str = "compare") -> tuple[RunRecord, RunRecord]:
+    """The two runs to compare; by default the latest (B) against the one before (A)."""
+    if id1 and path1 or id2 and path2:
+        fail("give a run either by --run-id or by --record, not both")
+    store = make_store(ref_args[0], ref_args[1])
+    a = store.load(path1) if path1 is not None else None
+    b = store.load(path2) if path2 is not None else None
+    if a is not None and b is not None:
+        return a, b
+    names = ref_args[2:]
+    given = a or b
+    if given is not None and names == (None, None, None):  # the other run is of the same task
+        names = (given.usecase, given.package, given.task_name)
+    ref = resolve_task(store, *names)
+    if a is None and b is None and not id1 and not id2:
+        runs = ref.latest(2)  # a damaged file that may be one of the two is an error naming it
+        if len(runs) < 2:
+            fail(f"{ref.path} has {len(runs)} readable run(s): {command} needs two")
+        return runs[1], runs[0]
+    if b is None:
+        b = ref.find(id2) if id2 is not None else ref.newest()
+    if a is None:
+        if id1:
+            a = ref.find(id1)
+        else:  # the run before B
+            before = ref.latest(1, before=b)
+            if not before:
+                fail(f"no run of {ref.path} before run {b.run_id}: give --run-id1")
+            a = before[0]
+    return a, b
+
+
+def verify_signatures(store: RecordStore, names: tuple[Optional[str], Optional[str], Optional[str]],
+                      key_files: tuple[Path, ...], signatures: bool, chain: bool, as_json: bool) -> None:
+    """``lineage verify --signatures/--chain``: every record of the task (or of the store)."""
+    from ubunye.lineage.attestation.audit import audit
+    from ubunye.lineage.attestation.keys import public_key_files
+
+    keys = public_key_files(key_files)  # a bad file: one line naming it (exit 2)
+    if any(names):
+        ref = resolve_task(store, *names)
+        tasks = [(ref.usecase, ref.package, ref.task)]
+    else:
+        tasks = store.iter_tasks()
+    result = audit(store, tasks, keys=keys or None, signatures=signatures or not chain, chain=chain or not signatures)
+    if as_json:
+        emit_json("verify", result.to_dict())
+    else:
+        for check in result.records:
+            echo(f"{check.verdict:<10} {check.task} {check.run_id}" + (f": {check.reason}" if check.reason else ""))
+        for report in result.chains:
+            echo(f"chain of {report.task}: {report.length} place(s), " + ("holds" if not report.breaks else
+                                                                          f"{len(report.breaks)} break(s)"))
+        for line in result.problems:
+            echo(f"not proven: {line}", err=True)
+        echo("every record proven by its signature" if result.proven else "NOT PROVEN")
+    raise SystemExit(0 if result.proven else 1)

@@ -27,6 +27,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Callable, Mapping, Optional, Union
 
+from ubunye.io.compressed import CODECS as _CODECS, OTHER_CODECS as _OTHER_CODECS, UnreadablePath
+from ubunye.io.compressed import refuse_other_codec
+
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
 
@@ -34,13 +37,6 @@ FORMATS = ("parquet", "csv", "json")
 ENGINES = ("pandas", "arrow")
 _SUFFIXES = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".json": "json", ".jsonl": "json",
              ".ndjson": "json"}
-# compression suffixes Spark (Hadoop's codecs) reads text files through; the first two are read here
-_CODECS = (".gz", ".bz2")
-_OTHER_CODECS = (".deflate", ".lz4", ".snappy", ".zst", ".zstd", ".br")
-
-
-class UnreadablePath(OSError):
-    """A path that does not exist, is empty, or cannot be read in the format."""
 
 
 def part_files(path: Path, base_path: Optional[str] = None) -> list[Path]:
@@ -116,9 +112,7 @@ def open_text(path: Path, newline: Optional[str] = None) -> IO[str]:
         import bz2
 
         return bz2.open(path, "rt", encoding="utf-8", newline=newline)
-    if suffix in _OTHER_CODECS:
-        raise UnreadablePath(
-            f"{path}: compressed as {suffix}, which this reader cannot decompress (.gz and .bz2 only)")
+    refuse_other_codec(path)
     return open(path, encoding="utf-8", newline=newline)
 
 

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Optional
 
 from ubunye.io import csv_datetime as dates
+from ubunye.io.compressed import read_bytes
 from ubunye.io.csv_infer import INT32, INT64, Inferrer, Type, big_decimal, java_double, java_int
 from ubunye.io.csv_options import FOLLOWED, NUL, CsvOptions, parse
 from ubunye.io.java_text import java_decode
@@ -99,21 +100,7 @@ def header_names(fields: list[Optional[str]], null_value: str = "") -> list[str]
 
 
 def _read_text(path: Path, o: CsvOptions) -> str:
-    from ubunye.io import _OTHER_CODECS, UnreadablePath
-
-    suffix = path.suffix.lower()
-    if suffix == ".gz":
-        import gzip
-
-        data = gzip.decompress(path.read_bytes())
-    elif suffix == ".bz2":
-        import bz2
-
-        data = bz2.decompress(path.read_bytes())
-    elif suffix in _OTHER_CODECS:
-        raise UnreadablePath(f"{path}: compressed as {suffix}, which this reader cannot decompress (.gz and .bz2 only)")
-    else:
-        data = path.read_bytes()
+    data = read_bytes(path)
     text = java_decode(data, o.encoding)  # Spark's decoder: U+FFFD for bad bytes, counted as Java does
     return text[1:] if text.startswith("\ufeff") else text  # a byte-order mark is skipped
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Optional
 
+from ubunye.io.compressed import read_bytes
 from ubunye.io.json_parse import Grammar
 from ubunye.io.options import UnsupportedOption, flag
 
@@ -72,25 +73,6 @@ class JsonOptions:
                    corrupt_column=options.get("columnnameofcorruptrecord", "_corrupt_record"),
                    encoding=encoding, line_sep=line_sep, date_format=options.get("dateformat"),
                    timestamp_format=options.get("timestampformat"))
-
-
-def read_bytes(path: Path) -> bytes:
-    """A file's bytes, decompressed by its suffix (``.gz``, ``.bz2``) as Spark decompresses them."""
-    from ubunye.io import _OTHER_CODECS, UnreadablePath
-
-    suffix = path.suffix.lower()
-    if suffix == ".gz":
-        import gzip
-
-        return gzip.decompress(path.read_bytes())
-    if suffix == ".bz2":
-        import bz2
-
-        return bz2.decompress(path.read_bytes())
-    if suffix in _OTHER_CODECS:
-        raise UnreadablePath(
-            f"{path}: compressed as {suffix}, which this reader cannot decompress (.gz and .bz2 only)")
-    return path.read_bytes()
 
 
 def _split(data: bytes, sep: Optional[bytes]) -> list[bytes]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ubunye.lineage.compare import CHANGED, MISSING, UNCHANGED, FieldDiff, _ratio
+from ubunye.lineage.step_diff import CHANGED, MISSING, UNCHANGED, FieldDiff, _ratio
 from ubunye.lineage.record import RunRecord
 
 

@@ -1,64 +1,15 @@
-"""Where two runs' data differ, from their records alone: the rows-v1 sketches decoded.
-
-Spec: ``docs/spec/rows-v1-localise.md``. :func:`locate` takes two steps (run A's, run
-B's) and answers which rows were removed and added, by name (``sha256:`` and the first
-32 hex digits of the row digest), or about how many differ when the difference is too
-large to decode. It never decides *same* or *changed*: the data hash does.
+"""Where two runs' data differ, from their records alone (``ubunye lineage diff``): per step, the
+data hash's verdict and the rows-v1 sketches decoded (:func:`~ubunye.lineage.step_diff.locate`,
+spec: ``docs/spec/rows-v1-localise.md``), which never decide *same* or *changed*: the data hash does.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Optional
 
-from ubunye.lineage.record import Step
-
-
-@dataclass
-class Where:
-    """The decoded difference of one step between two runs."""
-
-    complete: bool
-    removed: list[str] = field(default_factory=list)
-    added: list[str] = field(default_factory=list)
-    estimate: Optional[int] = None  # when not complete: about how many rows differ
-    summary: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"complete": self.complete, "summary": self.summary,
-                             "removed": list(self.removed), "added": list(self.added)}
-        if not self.complete:
-            d["estimate"] = self.estimate
-        return d
-
-
-def no_sketch_reason(sa: Step, sb: Step) -> Optional[str]:
-    """Why the two steps cannot be localised, or None when both carry a usable sketch."""
-    from ubunye.hashing.sketch import parse_record
-
-    for label, step in (("run A", sa), ("run B", sb)):
-        if step.sketch is None:
-            return f"{label} recorded no sketch of its rows"
-        try:
-            parse_record(step.sketch)
-        except ValueError as exc:
-            return f"{label}'s sketch cannot be read: {exc}"
-    if (sa.sketch.get("cells"), sa.sketch.get("k")) != (sb.sketch.get("cells"), sb.sketch.get("k")):
-        return "the two runs' sketches are of different sizes"
-    return None
-
-
-def locate(sa: Step, sb: Step) -> Optional[Where]:
-    """The rows removed (in A, not B) and added (in B, not A); None without two usable sketches."""
-    from ubunye.hashing.sketch import difference
-
-    if no_sketch_reason(sa, sb) is not None:
-        return None
-    got = difference(sa.sketch, sb.sketch)
-    if got is None:
-        return None
-    if not got.complete:
-        return Where(False, estimate=got.estimate, summary=got.summary())
-    return Where(True, got.removed_names, got.added_names, summary=got.summary())
+from ubunye.lineage.step_diff import CHANGED, compare_run_steps, no_sketch_reason, run_identity
+from ubunye.lineage.step_diff import Where, locate  # noqa: F401 (handed on: where rows differ)
+from ubunye.lineage.verdict import decide
 
 
 @dataclass
@@ -117,9 +68,6 @@ def diff_records(a: Any, b: Any, name: Optional[str] = None, *, trust: Any = Non
     """Per input and output of runs ``a`` and ``b`` (``name``: only that step), the data
     hash's verdict and, where it changed, the rows removed and added; the verdict over
     those steps is :func:`ubunye.lineage.verdict.decide`'s (``trust``: its hook)."""
-    from ubunye.lineage.compare import CHANGED, compare_run_steps, run_identity
-    from ubunye.lineage.verdict import decide
-
     steps = []
     chosen = [d for d in compare_run_steps(a, b) if name is None or d.name == name]
     for diff in chosen:

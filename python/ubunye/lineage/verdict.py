@@ -32,8 +32,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Optional, Sequence
 
+from ubunye.lineage.step_diff import (CHANGED, MISSING, UNCHANGED, StepDiff, compare_run_steps, describe_problem,
+                                      status_problem)
+
 if TYPE_CHECKING:
-    from ubunye.lineage.compare import StepDiff
     from ubunye.lineage.record import RunRecord
 
 PROVEN_SAME = "proven_same"
@@ -92,14 +94,11 @@ def judged(about_runs: Sequence[str], about_steps: Sequence[str], *, differs: bo
     return Verdict(DIFFERS if differs and not untrusted else NOT_PROVEN, reasons, tuple(about_runs))
 
 
-def decide(a: "RunRecord", b: "RunRecord", *, steps: Optional[Sequence["StepDiff"]] = None,
+def decide(a: "RunRecord", b: "RunRecord", *, steps: Optional[Sequence[StepDiff]] = None,
            trust: Optional[Trust] = None) -> Verdict:
     """Whether runs ``a`` and ``b`` are proven the same. ``steps``: the inputs and outputs to judge
     (default: all of both runs, :func:`~ubunye.lineage.compare.compare_run_steps`; ``diff --name``
     passes one); ``trust``: the hook described in the module docstring."""
-    from ubunye.lineage.compare import CHANGED, MISSING, UNCHANGED, compare_run_steps, describe_problem, \
-        status_problem
-
     judged_steps = list(compare_run_steps(a, b) if steps is None else steps)
     runs = [r for r in (distrust(a, "run A", trust), distrust(b, "run B", trust)) if r]
     untrusted = bool(runs)

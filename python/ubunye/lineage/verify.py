@@ -6,7 +6,7 @@ hash and data hash with the record (the rules of :mod:`ubunye.lineage.compare`,
 with the sides named "recorded" and "now").
 
 Reading and hashing are exactly ``ubunye hash``'s: the same engine registry
-(``ubunye.cli.commands.hash.resolve_engine``: ``pandas`` and ``arrow`` read with
+(``ubunye.io.hash_engines.resolve_engine``: ``pandas`` and ``arrow`` read with
 ``ubunye.io.read_table``, ``spark`` with a local session in UTC) and the same
 formats (the recorded one when it is a file format, else from the file
 names). A run that did not succeed (``running``, ``error``, ``interrupted``) is
@@ -137,7 +137,7 @@ def default_hasher(location: str, fmt: Optional[str], engine: str, options: Opti
                    schema: Optional[str] = None) -> Any:
     """Read and hash ``location`` with the engine ``ubunye hash --engine`` would use, with the
     reader options and schema the run read it with."""
-    from ubunye.cli.commands.hash import resolve_engine, run_engine
+    from ubunye.io.hash_engines import resolve_engine, run_engine
 
     return run_engine(resolve_engine(engine), Path(location), fmt, options, schema)
 

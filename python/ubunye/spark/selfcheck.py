@@ -104,8 +104,8 @@ def build_session(args: argparse.Namespace, workdir: str) -> Any:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    import ubunye
     import ubunye.spark
+    from ubunye.hashing import fingerprint
     from ubunye.testing.fixtures import load_fixtures
 
     with tempfile.TemporaryDirectory(prefix="ubunye-selfcheck-") as workdir:
@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             fixtures = load_fixtures()
             for fx in fixtures:
                 frame = fixture_frame(spark, fx, workdir)
-                problem = fixture_problem(ubunye.fingerprint(frame), fx, args.expect)
+                problem = fixture_problem(fingerprint(frame), fx, args.expect)
                 if problem is not None:
                     failures[fx.name] = problem
                 if args.fallback_too or args.fallback_refused:  # the mapInArrow fallback too

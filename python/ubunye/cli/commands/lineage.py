@@ -24,13 +24,14 @@ from ubunye.cli.lineage_options import (
     TaskRef,
     lineage_errors,
     make_store,
+    pick_runs,
     resolve_task,
     store_options,
     trust_hook,
     task_options,
+    verify_signatures,
 )
 from ubunye.cli.render import echo, emit_json, fail, warn
-from ubunye.lineage.record import RunRecord
 
 
 @click.group("lineage", context_settings={"help_option_names": ["-h", "--help"]})
@@ -89,40 +90,6 @@ def show_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: bool, u
         warn(f"run {record.run_id} is abandoned: its record says running, but {abandoned_reason(record)}")
 
 
-def _pick(ref_args: tuple[Path, Optional[Path], Optional[str], Optional[str], Optional[str]],
-          id1: Optional[str], id2: Optional[str], path1: Optional[Path], path2: Optional[Path],
-          command: str = "compare") -> tuple[RunRecord, RunRecord]:
-    """The two runs to compare; by default the latest (B) against the one before (A)."""
-    if id1 and path1 or id2 and path2:
-        fail("give a run either by --run-id or by --record, not both")
-    store = make_store(ref_args[0], ref_args[1])
-    a = store.load(path1) if path1 is not None else None
-    b = store.load(path2) if path2 is not None else None
-    if a is not None and b is not None:
-        return a, b
-    names = ref_args[2:]
-    given = a or b
-    if given is not None and names == (None, None, None):  # the other run is of the same task
-        names = (given.usecase, given.package, given.task_name)
-    ref = resolve_task(store, *names)
-    if a is None and b is None and not id1 and not id2:
-        runs = ref.latest(2)  # a damaged file that may be one of the two is an error naming it
-        if len(runs) < 2:
-            fail(f"{ref.path} has {len(runs)} readable run(s): {command} needs two")
-        return runs[1], runs[0]
-    if b is None:
-        b = ref.find(id2) if id2 is not None else ref.newest()
-    if a is None:
-        if id1:
-            a = ref.find(id1)
-        else:  # the run before B
-            before = ref.latest(1, before=b)
-            if not before:
-                fail(f"no run of {ref.path} before run {b.run_id}: give --run-id1")
-            a = before[0]
-    return a, b
-
-
 @lineage_group.command("compare")
 @store_options
 @task_options
@@ -137,7 +104,7 @@ def compare_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: bool
     """Compare two runs field by field; exit 0 only when all data is proven the same."""
     from ubunye.lineage.compare import compare_records
 
-    a, b = _pick((usecase_dir, lineage_dir, usecase, package, task), run_id1, run_id2, record1, record2)
+    a, b = pick_runs((usecase_dir, lineage_dir, usecase, package, task), run_id1, run_id2, record1, record2)
     result = compare_records(a, b, trust=trust_hook(make_store(usecase_dir, lineage_dir)))
     if as_json:
         emit_json("compare", result.to_dict())
@@ -225,8 +192,6 @@ def verify_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: bool,
 
     store = make_store(usecase_dir, lineage_dir)
     if signatures or chain or key_files:
-        from ubunye.cli.commands.lineage_attest import verify_signatures
-
         verify_signatures(store, (usecase, package, task), key_files, signatures, chain, as_json)
     if record_path is not None:
         record = store.load(record_path)

@@ -10,7 +10,6 @@ import click
 
 from ubunye.cli.lineage_options import lineage_errors, make_store, resolve_task, store_options, task_options
 from ubunye.cli.render import echo, emit_json, fail
-from ubunye.lineage.store import RecordStore
 
 
 @click.command("attest")
@@ -71,30 +70,3 @@ def attest_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: bool,
             echo(f"wrote {path}")
         echo(f"key id {key.keyid}: " + ("the envelope verifies" if doc is not None else f"NOT PROVEN: {problem}"))
     raise SystemExit(0 if doc is not None else 1)
-
-
-def verify_signatures(store: RecordStore, names: tuple[Optional[str], Optional[str], Optional[str]],
-                      key_files: tuple[Path, ...], signatures: bool, chain: bool, as_json: bool) -> None:
-    """``lineage verify --signatures/--chain``: every record of the task (or of the store)."""
-    from ubunye.lineage.attestation.audit import audit
-    from ubunye.lineage.attestation.keys import public_key_files
-
-    keys = public_key_files(key_files)  # a bad file: one line naming it (exit 2)
-    if any(names):
-        ref = resolve_task(store, *names)
-        tasks = [(ref.usecase, ref.package, ref.task)]
-    else:
-        tasks = store.iter_tasks()
-    result = audit(store, tasks, keys=keys or None, signatures=signatures or not chain, chain=chain or not signatures)
-    if as_json:
-        emit_json("verify", result.to_dict())
-    else:
-        for check in result.records:
-            echo(f"{check.verdict:<10} {check.task} {check.run_id}" + (f": {check.reason}" if check.reason else ""))
-        for report in result.chains:
-            echo(f"chain of {report.task}: {report.length} place(s), " + ("holds" if not report.breaks else
-                                                                          f"{len(report.breaks)} break(s)"))
-        for line in result.problems:
-            echo(f"not proven: {line}", err=True)
-        echo("every record proven by its signature" if result.proven else "NOT PROVEN")
-    raise SystemExit(0 if result.proven else 1)

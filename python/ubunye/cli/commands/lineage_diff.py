@@ -10,7 +10,7 @@ from typing import Any, Optional
 
 import click
 
-from ubunye.cli.lineage_options import lineage_errors, make_store, store_options, task_options, trust_hook
+from ubunye.cli.lineage_options import lineage_errors, make_store, pick_runs, store_options, task_options, trust_hook
 from ubunye.cli.render import echo, emit_json, fail
 
 
@@ -31,13 +31,12 @@ def diff_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool, 
                  package: Optional[str], task: Optional[str], run_id1: Optional[str], run_id2: Optional[str],
                  step_name: Optional[str], show_rows: bool, key: Optional[str]) -> None:
     """Which rows of each input and output differ between two runs (removed -, added +)."""
-    from ubunye.cli.commands.lineage import _pick
     from ubunye.lineage.localise import UnknownStep, diff_records
 
     columns = [c.strip() for c in key.split(",") if c.strip()] if key is not None else None
     if columns is not None and (not show_rows or not columns):
         fail("--key needs --rows and at least one column name")
-    a, b = _pick((usecase_dir, lineage_dir, usecase, package, task), run_id1, run_id2, None, None, "diff")
+    a, b = pick_runs((usecase_dir, lineage_dir, usecase, package, task), run_id1, run_id2, None, None, "diff")
     try:  # a record the store's policy does not prove makes the verdict not proven (never exit 0)
         result = diff_records(a, b, step_name, trust=trust_hook(make_store(usecase_dir, lineage_dir)))
     except UnknownStep as exc:

@@ -184,7 +184,7 @@ def _private_bytes(path: Path) -> bytes:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise SigningKeyError(f"signing key {path}: not a regular file")
-        from ubunye.lineage.store import stores_around
+        from ubunye.lineage.store.layout import stores_around
 
         if stores_around(path):
             raise SigningKeyError(f"signing key {path}: is inside a record store, which every reader of "

@@ -1,11 +1,12 @@
-"""The byte interface under the record store, and the one table from a store URL to a backend.
+"""The byte interface under the record store, and the one table from a store URL to a backend
+(:func:`register`: each backend's module adds its schemes; this module imports none of them).
 
 A backend knows three things: create an object only if it is absent (atomically: a
 reader sees all of it or nothing, and of two writers exactly one wins), read an
 object, and list one folder level. Everything about records is written once above
 it (:mod:`ubunye.lineage.store.records`). No backend ever renames or overwrites.
 
-URL forms (:func:`open_blobs`):
+URL forms (:func:`open_blobs`, with the built-in backends):
 
 - a path, or ``file:///path``: :class:`~ubunye.lineage.store.posix.PosixBlobs`
   (temp file, fsync, ``link`` into place; ``EEXIST`` = already there);
@@ -27,10 +28,9 @@ import os
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Optional, Protocol, Union
+from typing import Callable, Optional, Protocol, Union
 
 DEFAULT_STORE = ".ubunye/lineage"  # the one default lineage folder, relative to the usecase folder
-OBJECT_SCHEMES = ("s3", "s3a", "gs", "az", "azure", "abfs", "abfss")
 VOLUMES = "/Volumes/"
 Where = Union[Path, str]  # a local path, or a URL of an object
 
@@ -104,49 +104,29 @@ def join(base: Union[str, Path], relative: Union[str, Path, None]) -> Where:
     return Path(base) / folder
 
 
-def stores_around(path: Union[str, Path]) -> list[Path]:
-    """The local record stores ``path`` lies in, for a writer that must stay out of them: each
-    ancestor of its real location that is a default store folder (``<usecase>/.ubunye/lineage``),
-    holds a store's index (``.index/records.sqlite3``, :mod:`.index`), or is a store's task folder
-    (it holds ``_started/``: the store is three folders up)."""
-    from ubunye.lineage.store.index import INDEX_DIR
-    from ubunye.lineage.store.records import STARTED
+Opener = Callable[[Union[str, Path]], "Blobs"]
+_BACKENDS: dict[str, tuple[Opener, str]] = {}  # scheme ("": a path) -> (its opener, how a message shows it)
 
-    real = Path(os.path.realpath(path))
-    tail = Path(DEFAULT_STORE).parts
-    found = []
-    for folder in (real, *real.parents):
-        if folder.parts[-len(tail):] == tail or (folder / INDEX_DIR / "records.sqlite3").is_file():
-            found.append(folder)
-        elif (folder / STARTED).is_dir() and len(folder.parents) >= 3:
-            found.append(folder.parents[2])
-    return found
+
+def register(scheme: str, opener: Opener, shown: str) -> None:
+    """A backend joins the scheme table (when its module is imported, as fsspec's and obstore's
+    do): :func:`open_blobs` hands it every location of ``scheme`` (``""``: a path). A scheme
+    belongs to one module: another module's claim on it is refused."""
+    held = _BACKENDS.get(scheme)
+    if held is not None and held[0].__module__ != opener.__module__:
+        raise ValueError(f"lineage store scheme {scheme!r} is {held[0].__module__}'s already")
+    _BACKENDS[scheme] = (opener, shown)
 
 
 def open_blobs(where: Union[str, Path]) -> Blobs:
-    """The backend for a store location: the one scheme table. Unknown schemes name the known ones."""
+    """The backend for a store location: the one scheme table (:func:`register`; the built-in
+    backends join it when :mod:`ubunye.lineage.store` is imported). Unknown schemes name the known ones."""
     scheme = scheme_of(where)
-    text = str(where)
-    if scheme in ("", "file"):
-        from ubunye.lineage.store.posix import PosixBlobs
-
-        path = Path(text[len("file://"):]) if scheme == "file" else Path(where)
-        return PosixBlobs(path, volume=check_volume(where) == MOUNTED)
-    if scheme == "dbfs":
-        local = text[len("dbfs:"):]
-        if check_volume(where) == FILES_API:  # off a cluster: the Files API
-            from ubunye.lineage.store.filesapi import FilesApiBlobs
-
-            return FilesApiBlobs(text, local)
-        from ubunye.lineage.store.posix import PosixBlobs
-
-        return PosixBlobs(Path(local), volume=True)
-    if scheme in OBJECT_SCHEMES:
-        from ubunye.lineage.store.objects import ObjectBlobs
-
-        return ObjectBlobs(text)
-    known = ", ".join(["a path", "file://", *(f"{s}://" for s in OBJECT_SCHEMES), "dbfs:/Volumes"])
-    raise ValueError(f"lineage store {text!r}: unknown scheme {scheme!r} (known: {known})")
+    backend = _BACKENDS.get(scheme)
+    if backend is None:
+        known = ", ".join(shown for _, shown in _BACKENDS.values())
+        raise ValueError(f"lineage store {str(where)!r}: unknown scheme {scheme!r} (known: {known})")
+    return backend[0](where)
 
 
 MOUNTED = "mounted"  # a Unity Catalog volume's folder that exists here (a cluster's /Volumes mount)

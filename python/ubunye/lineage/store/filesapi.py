@@ -20,16 +20,17 @@ the real API was not reached from this project's tests.
 from __future__ import annotations
 
 import errno
-import http.client
 import json
 import os
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from datetime import datetime, timezone
+from pathlib import Path
+from typing import Union
 
-from ubunye.lineage.store.blobs import AlreadyExists, BlobError, BlobInfo, BlobNotFound, held
+from ubunye.lineage.store.blobs import (FILES_API, AlreadyExists, BlobError, BlobInfo, BlobNotFound, check_volume, held,
+                                        register)
+from ubunye.lineage.store.posix import PosixBlobs
 from ubunye.masking import mask
 
 ATTEMPTS = 4
@@ -62,6 +63,10 @@ class FilesApiBlobs:
 
     def _call(self, method: str, url: str, data: bytes | None = None) -> tuple[int, bytes, dict[str, str]]:
         """(status, body, headers); raises OSError for a dropped connection or a timeout."""
+        import http.client  # here, not at the top: every store imports this backend (blobs.register)
+        import urllib.error
+        import urllib.request
+
         headers = {"Authorization": f"Bearer {self._token}"}
         if data is not None:
             headers["Content-Type"] = "application/octet-stream"
@@ -181,3 +186,15 @@ def _message(status: int, body: bytes) -> str:
 
 def _one_line(exc: object) -> str:
     return mask(" ".join(str(exc).split()))[:400]
+
+
+def open_dbfs(where: Union[str, Path]) -> Union[FilesApiBlobs, PosixBlobs]:
+    """``dbfs:/Volumes/...``: the volume's mount on a cluster, else (``DATABRICKS_HOST`` set) the Files API."""
+    text = str(where)
+    local = text[len("dbfs:"):]
+    if check_volume(where) == FILES_API:  # off a cluster: the Files API
+        return FilesApiBlobs(text, local)
+    return PosixBlobs(Path(local), volume=True)
+
+
+register("dbfs", open_dbfs, "dbfs:/Volumes")

@@ -55,18 +55,16 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional, Protocol, Union
 
 from ubunye._names import INDEX_DIR
 from ubunye.lineage.errors import UnreadableRecord
 from ubunye.lineage.record import RunRecord
-from ubunye.lineage.store.blobs import BlobError, BlobInfo
-
-if TYPE_CHECKING:
-    from ubunye.lineage.store.records import RecordStore
+from ubunye.lineage.store.blobs import BlobError, BlobInfo, Blobs
+from ubunye.lineage.store.layout import CLOCK_SLACK, STARTED, SUFFIX, started
+from ubunye.lineage.summary import RunSummary
 
 SCHEMA_VERSION = 4  # 4: start times with four-digit years (an index of 3 may hold year 999 as "999")
-SUFFIX = ".json"
 ORDER = "_order"  # the markers' folder under a task (object stores)
 MARK = "%Y%m%dT%H%M%S.%fZ"  # a marker name's time: fixed width, so names sort by it
 MARK_WIDTH = 23
@@ -99,15 +97,30 @@ CREATE TABLE IF NOT EXISTS chains (task TEXT PRIMARY KEY, length INTEGER, run_id
 """
 
 
+class Indexed(Protocol):
+    """What the index reads of its store (:class:`.records.RecordStore`)."""
+
+    root: Union[Path, str]
+    blobs: Blobs
+
+    def task_key(self, usecase: str, package: str, task: str) -> str: ...
+
+    def listing(self, usecase: str, package: str, task: str) -> tuple[list[BlobInfo], list[str]]: ...
+
+    def _load_many(self, objects: list[BlobInfo], usecase: str, package: str, task: str) -> list[Any]: ...
+
+    @staticmethod
+    def rows_worker(job: tuple[str, str, list[BlobInfo], tuple[str, str, str]]
+                    ) -> tuple[list[tuple[Any, ...]], list[tuple[str, str, str]]]: ...
+
+
 class Stale(Exception):
     """The index disagrees with the records: answer by reading the records instead."""
 
 
 def started_key(record: RunRecord) -> str:
     """The start time as sortable text (UTC, microseconds); the oldest for none or a bad one."""
-    from ubunye.lineage.store.records import _started
-
-    return _sortable(_started(record))
+    return _sortable(started(record))
 
 
 def _sortable(moment: datetime) -> str:
@@ -142,7 +155,7 @@ def _modified(info: BlobInfo) -> float:
     return info.modified.timestamp()
 
 
-def default_path(store: "RecordStore") -> Path:
+def default_path(store: Indexed) -> Path:
     if isinstance(store.root, Path):
         return store.root / INDEX_DIR / "records.sqlite3"
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
@@ -153,7 +166,7 @@ def default_path(store: "RecordStore") -> Path:
 class RecordIndex:
     """The index of one store (opened lazily; every failure of its own falls back to the records)."""
 
-    def __init__(self, store: "RecordStore", path: Optional[Path] = None) -> None:
+    def __init__(self, store: Indexed, path: Optional[Path] = None) -> None:
         self.store = store
         self.path = path or default_path(store)
         self._db: Optional[sqlite3.Connection] = None
@@ -198,8 +211,6 @@ class RecordIndex:
         root = self.store.root
         if not isinstance(root, Path):
             return None
-        from ubunye.lineage.store.records import CLOCK_SLACK, STARTED
-
         times = []
         for folder in (root / key, root / key / STARTED):
             try:
@@ -260,8 +271,6 @@ class RecordIndex:
         blobs = self.store.blobs
         if not _ranges(self.store) or known is None or not known[1] or time.time() - (known[2] or 0) >= FULL_EVERY:
             return None
-        from ubunye.lineage.store.records import STARTED
-
         folder = f"{key}/{ORDER}"
         try:
             marks = blobs.list_after(folder, f"{folder}/{known[1]}")  # type: ignore[attr-defined]
@@ -288,7 +297,7 @@ class RecordIndex:
             from concurrent.futures import ProcessPoolExecutor
 
             with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-                yield from pool.map(_batch_rows, [(str(self.store.root), key, b, task) for b in batches])
+                yield from pool.map(self.store.rows_worker, [(str(self.store.root), key, b, task) for b in batches])
             return
         for batch in batches:
             yield _rows_of(key, batch, self.store._load_many(batch, *task))
@@ -387,21 +396,10 @@ class RecordIndex:
                                  (data_hash,)).fetchall()
 
 
-def _batch_rows(job: tuple[str, str, list[BlobInfo], tuple[str, str, str]]
-                ) -> tuple[list[tuple[Any, ...]], list[tuple[str, str, str]]]:
-    """:func:`_rows_of` a batch of a local store's objects (in a worker process)."""
-    from ubunye.lineage.store.records import RecordStore
-
-    root, key, batch, task = job
-    return _rows_of(key, batch, RecordStore(Path(root))._load_many(batch, *task))
-
-
 def _rows_of(key: str, infos: list[BlobInfo], loaded: list[Any]
              ) -> tuple[list[tuple[Any, ...]], list[tuple[str, str, str]]]:
     """Rows of ``runs`` and ``hashes`` for these objects (read as ``loaded``: a record, or why it
     is unreadable)."""
-    from ubunye.lineage.search import RunSummary
-
     runs, hashes = [], []
     for info, got in zip(infos, loaded):
         run_id = info.name[: -len(SUFFIX)]
@@ -425,7 +423,7 @@ def _fits(value: Any) -> Any:
     return str(value) if isinstance(value, int) and not -2**63 <= value < 2**63 else value
 
 
-def _ranges(store: "RecordStore") -> bool:
+def _ranges(store: Indexed) -> bool:
     """Whether the store's backend lists from a key on (object stores): markers are written there."""
     return hasattr(store.blobs, "list_after") and hasattr(store.blobs, "head")
 

@@ -25,9 +25,10 @@ from __future__ import annotations
 import errno
 import os
 from datetime import timedelta
-from typing import Any
+from pathlib import Path
+from typing import Any, Union
 
-from ubunye.lineage.store.blobs import AlreadyExists, BlobError, BlobInfo, BlobNotFound, held
+from ubunye.lineage.store.blobs import AlreadyExists, BlobError, BlobInfo, BlobNotFound, held, register
 from ubunye.masking import mask
 
 ATTEMPTS = 4  # our own attempts on a conflict or a truncated read (obstore retries 5xx itself)
@@ -205,3 +206,15 @@ def _conflict(exc: BaseException) -> bool:
 def _one_line(exc: object) -> str:
     text = str(exc).split("Debug source:")[0]  # obstore appends its Rust debug dump
     return mask(" ".join(text.split()))[:400]
+
+
+OBJECT_SCHEMES = ("s3", "s3a", "gs", "az", "azure", "abfs", "abfss")
+
+
+def open_objects(where: Union[str, Path]) -> ObjectBlobs:
+    """An object store's URL (``s3://bucket/prefix``, ...)."""
+    return ObjectBlobs(str(where))
+
+
+for _scheme in OBJECT_SCHEMES:
+    register(_scheme, open_objects, f"{_scheme}://")

@@ -18,10 +18,10 @@ import stat
 import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Union
 
 from ubunye.lineage.store.blobs import AlreadyExists, BlobInfo, BlobNotFound, SecondExists
-from ubunye.lineage.store.blobs import put_each
+from ubunye.lineage.store.blobs import MOUNTED, check_volume, put_each, register, scheme_of
 
 TEMP_SUFFIX = ".tmp"
 # a record is at most 10 MB (userfiles.MAX_BYTES); its envelope holds it in base64 (4/3) with a few
@@ -249,3 +249,13 @@ def _sync(fd: int) -> None:
     except OSError as exc:
         if exc.errno not in _NO_SYNC:
             raise
+
+
+def open_local(where: Union[str, Path]) -> PosixBlobs:
+    """A path or ``file:///path``: a local folder; in volume mode under a mounted ``/Volumes``."""
+    path = Path(str(where)[len("file://"):]) if scheme_of(where) == "file" else Path(where)
+    return PosixBlobs(path, volume=check_volume(where) == MOUNTED)
+
+
+register("", open_local, "a path")
+register("file", open_local, "file://")

@@ -24,40 +24,28 @@ import json
 import sqlite3
 import warnings
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Optional, Union
 
 from ubunye._names import validate_name
 from ubunye.lineage.errors import (AmbiguousRunId, LineageError, RecordNotFound, RecordUnsigned, RecordWriteError,
                                    UnreadableRecord)
-from ubunye.lineage.record import RunRecord, parse_moment
+from ubunye.lineage.record import RunRecord
+# the built-in backends join open_blobs's scheme table (in this order: its messages name them so)
+from ubunye.lineage.store import posix as _posix, objects as _objects, filesapi as _filesapi  # noqa: F401,I001
 from ubunye.lineage.store.blobs import AlreadyExists, BlobError, BlobInfo, Blobs, Where, join, open_blobs
-from ubunye.lineage.store.index import RecordIndex, Stale, _ranges, marker_key, started_key
+from ubunye.lineage.store.index import RecordIndex, Stale, _ranges, _rows_of, marker_key, started_key
+from ubunye.lineage.store.layout import CLOCK_SLACK, OLDEST as _OLDEST, STARTED, SUFFIX, run_order
+from ubunye.lineage.store.layout import started as _started
+from ubunye.lineage.summary import RunSummary
 from ubunye.userfiles import UserFileError, load_json
 
-SUFFIX = ".json"
-STARTED = "_started"
-_OLDEST = datetime.min.replace(tzinfo=timezone.utc)
-# How much earlier than a run's start its file's modification time may read (coarse
-# file-system clocks, a file server's clock): a damaged file written up to this long
-# before a run started may still be newer than it.
-CLOCK_SLACK = timedelta(seconds=2)
 CHECKED = 50  # index answers of up to this many runs are confirmed against their records
 
 
 class UnreadableRecordWarning(UserWarning):
     """A record file was skipped because it could not be read."""
-
-
-def _started(record: RunRecord) -> datetime:
-    return parse_moment(record.started_at) or _OLDEST  # a missing or wrongly typed time sorts oldest
-
-
-def run_order(record: RunRecord) -> tuple[datetime, str]:
-    """The one order of runs: start time, then run id (two runs started at one instant
-    still have one order, so neither is the other's run before)."""
-    return _started(record), record.run_id
 
 
 class LatestUnknown(LineageError):
@@ -255,6 +243,14 @@ class RecordStore:
                 return list(pool.map(load, objects))
         return [load(info) for info in objects]
 
+    @staticmethod
+    def rows_worker(job: tuple[str, str, list[BlobInfo], tuple[str, str, str]]
+                    ) -> tuple[list[tuple[Any, ...]], list[tuple[str, str, str]]]:
+        """The index's rows of a batch of a local store's objects, read in a worker process
+        (:meth:`.index.RecordIndex._rows`)."""
+        root, key, batch, task = job
+        return _rows_of(key, batch, RecordStore(Path(root))._load_many(batch, *task))
+
     def list_runs(self, usecase: str, package: str, task: str) -> list[RunRecord]:
         """Every readable record of a task, newest first (:func:`run_order`).
 
@@ -448,9 +444,7 @@ class RecordStore:
 FileStore = RecordStore  # the name before backends; kept for callers and old scripts
 
 
-def _summary_dict(record: RunRecord) -> dict[str, Any]:  # (search imports this module: imported late)
-    from ubunye.lineage.search import RunSummary
-
+def _summary_dict(record: RunRecord) -> dict[str, Any]:
     return RunSummary.of(record).to_dict()
 
 
