@@ -50,7 +50,7 @@ def test_success_exit_0_with_a_line_per_task(usecase: Path) -> None:
 def test_the_ok_line_names_a_fallback_and_why(usecase: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A step hashed by the Spark SQL fallback is named so on the ok line, with the reason the
     fingerprint gave; a step without a data hash is counted (records stand in for a Spark run)."""
-    from ubunye.cli.commands.run import hashed_by
+    from ubunye.cli.task_folders import hashed_by
     from ubunye.engine.result import TaskResult
     from ubunye.lineage.record import RunRecord, Step
 

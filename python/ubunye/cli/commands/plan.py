@@ -15,7 +15,7 @@ from typing import Optional
 
 import click
 
-from ubunye.cli.commands.run import _check_names, _parse_vars, refuse_unsupported
+from ubunye.cli.task_folders import check_names, check_task, parse_vars, refuse_unsupported
 
 
 @click.command("plan")
@@ -44,8 +44,8 @@ def plan_command(usecase_dir: Path, usecase: str, package: str, tasks: tuple[str
         fail("plan --json (ubunye-engine 0.8.0) is not available: use `ubunye validate --json` for a "
              "machine-readable check of the same tasks")
     refuse_unsupported(backend)
-    variables = _parse_vars(var_items, dt, dtf)
-    _check_names(usecase, package, tasks)
+    variables = parse_vars(var_items, dt, dtf)
+    check_names(usecase, package, tasks)
     problems = 0
     written: set[str] = set()  # local outputs of the tasks planned so far (an input a later task reads)
     for name in tasks:
@@ -71,8 +71,6 @@ def plan_command(usecase_dir: Path, usecase: str, package: str, tasks: tuple[str
             if local is not None:
                 written.add(os.path.normpath(local))
         if backend is not None:
-            from ubunye.cli.commands.validate import check_task
-
             problem = check_task(task_dir, mode=mode, profile=None, backend=backend, dt=dt, dtf=dtf,
                                  variables=variables)
             if problem is not None:

@@ -15,7 +15,7 @@ import click
 from ubunye.cli.run_options import deploy_mode_option, engine_options, template_options
 from ubunye.userfiles import folder_error
 
-from ubunye.cli.commands.run import _parse_vars, _usage, check_deploy_mode, refuse_unsupported, run_tasks
+from ubunye.cli.task_folders import check_deploy_mode, parse_vars, refuse_unsupported, run_tasks, usage
 
 
 @click.command("task-dir", context_settings={"help_option_names": ["-h", "--help"]})
@@ -41,10 +41,10 @@ def task_dir_command(task_dir: Path, mode: str, dt: Optional[str], dtf: Optional
 
     check_deploy_mode(deploy_mode)
     refuse_unsupported(backend)
-    variables = _parse_vars(var_items, dt, dtf)
+    variables = parse_vars(var_items, dt, dtf)
     problem = folder_error(task_dir, "task folder")
     if problem:
-        _usage(problem)
+        usage(problem)
     try:
         usecase_dir, usecase, package, task = task_folder_names(task_dir)
     except ValueError as exc:

@@ -16,9 +16,7 @@ from typing import Optional
 import click
 
 from ubunye.cli.run_options import template_options
-from ubunye.userfiles import folder_error
-
-from ubunye.cli.commands.run import _parse_vars, chosen_tasks, refuse_unsupported
+from ubunye.cli.task_folders import check_task, chosen_tasks, parse_vars, refuse_unsupported
 
 
 @click.command("validate")
@@ -46,7 +44,7 @@ def validate_command(usecase_dir: Path, usecase: str, package: str, tasks: tuple
     mode_given = click.get_current_context().get_parameter_source("mode") != click.core.ParameterSource.DEFAULT
     if profile is not None and mode_given and mode != profile:
         fail(f"--profile {profile} and -m {mode} disagree; pass one")
-    variables = _parse_vars(var_items, dt, dtf)
+    variables = parse_vars(var_items, dt, dtf)
     package_dir, names = chosen_tasks(usecase_dir, usecase, package, tasks, run_all, "check")
     failed = 0
     results = []
@@ -68,32 +66,3 @@ def validate_command(usecase_dir: Path, usecase: str, package: str, tasks: tuple
     if as_json:
         json_document({"ok": not failed, "tasks": results}, ensure_ascii=True)
     sys.exit(1 if failed else 0)
-
-
-def check_task(task_dir: Path, *, mode: str, profile: Optional[str], backend: Optional[str] = None,
-               **options: object) -> Optional[str]:
-    """Why the task folder cannot run (one line), or None when its config and code load
-    (and, given ``backend``, every input and output can run on it)."""
-    from ubunye.engine.config import load_config
-    from ubunye.engine.errors import EngineError
-    from ubunye.engine.loader import load_task
-    from ubunye.engine.runner import require_profile
-
-    problem = folder_error(task_dir, "task folder")
-    if problem:
-        return problem
-    try:
-        config = load_config(task_dir, mode=mode, **options)  # type: ignore[arg-type]
-        if profile is not None:
-            require_profile(config, profile)
-        load_task(task_dir, config=dict(config.raw))
-        if backend == "pandas":  # the pandas backend's own refusals (jdbc, Delta, tables, options), as a run makes them
-            from ubunye.engine.backends.pandas_backend import PandasBackend
-
-            checker = PandasBackend(time_zone=config.engine.time_zone)
-            for spec in [*config.inputs.values(), *config.outputs.values()]:
-                checker.check_spec(spec)
-        # spark: every format config.yaml takes runs on Spark (SparkBackend.formats)
-    except EngineError as exc:
-        return " ".join(str(exc).split())
-    return None
