@@ -441,3 +441,15 @@ def test_data_loss_a_signing_key_that_cannot_be_used_keeps_the_record_and_says_s
     (record,) = [r for r in uc.records("copy") if r["status"] != "running"]
     assert record["status"] == "success"  # written, unsigned: nothing is lost
     assert not (uc.lineage_dir / "shop" / "orders" / "copy" / "_signed").exists()
+
+
+def test_lying_record_show_of_a_forged_record_says_it_is_not_proven(store) -> None:
+    root, ids = store
+    forged = _record(root, ids["B"])
+    forged["outputs"] = _record(root, ids["A"])["outputs"]
+    _put(root, forged)
+    shown = _lineage(root, "show", "--run-id", ids["B"])
+    assert shown.code == 0 and json.loads(shown.out)["run_id"] == ids["B"], str(shown)  # shown as stored
+    assert f"run {ids['B']} is not proven by its signature" in shown.err, str(shown)
+    signed = _lineage(root, "show", "--run-id", ids["A"])
+    assert signed.code == 0 and "not proven" not in signed.err, str(signed)

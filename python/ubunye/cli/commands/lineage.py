@@ -88,6 +88,11 @@ def show_command(usecase_dir: Path, lineage_dir: Optional[str], as_json: bool, u
         echo(record.to_json(), nl=False)
     if status == ABANDONED:
         warn(f"run {record.run_id} is abandoned: its record says running, but {abandoned_reason(record)}")
+    from ubunye.lineage.attestation import trust_reason
+
+    unproven = trust_reason(record, store, warn=False)  # where the store's policy requires signatures
+    if unproven:
+        warn(f"{unproven} (shown as stored: nothing here is proven)")
 
 
 @lineage_group.command("compare")
