@@ -164,6 +164,25 @@ def test_a_stopped_run_is_still_running(child: subprocess.Popen[bytes]) -> None:
         child.send_signal(signal.SIGCONT)
 
 
+def test_a_run_of_another_user_is_running(child: subprocess.Popen[bytes], monkeypatch: pytest.MonkeyPatch) -> None:
+    """``kill(pid, 0)`` on another user's process fails with EPERM: it exists. (The test may run as
+    root, who may signal every process: the kernel's answer for a non-root caller is given here.)"""
+    facts = facts_of(child.pid)
+    real_kill = os.kill
+
+    def kill(pid: int, sig: int) -> None:
+        if pid == child.pid and sig == 0:
+            real_kill(pid, sig)  # it exists (else ProcessLookupError, as the kernel says)
+            raise PermissionError(1, "Operation not permitted")
+        real_kill(pid, sig)
+
+    monkeypatch.setattr(ending.os, "kill", kill)
+    assert ending.shown_status(running(facts)) == "running"
+    child.kill()
+    child.wait()
+    assert ending.shown_status(running(facts)) == "abandoned"  # gone: ProcessLookupError before EPERM
+
+
 @pytest.mark.parametrize("pid", [0, -1, True])
 def test_a_pid_no_process_has_is_never_running(pid: Any) -> None:
     """``kill(0, 0)`` asks the caller's process group and ``kill(-1, 0)`` every process: both succeed,
