@@ -206,3 +206,28 @@ def test_a_signal_is_named_and_ends_with_the_code_the_shell_gives(signum: int) -
     assert str(stopped) == f"stopped by signal {signum} (SIG{name.removeprefix('SIG')})"
     code = subprocess.run(["sh", "-c", f"sh -c 'kill -{signum} $$'; echo $?"], capture_output=True, text=True).stdout
     assert stopped.exit_code == int(code)
+
+
+# --------------------------------------------------------------- an output's writer lock
+def test_an_output_lock_names_the_pid_the_kernel_says_holds_it(tmp_path: Path) -> None:
+    """The lock file of an output names its holder (run id, pid, host) for the line another run
+    prints while it waits; the kernel's own table (/proc/locks: FLOCK, pid, inode) must agree."""
+    import json
+
+    from ubunye.engine import writers
+
+    path = tmp_path / ".ubunye-lock"
+    spec = type("Spec", (), {"name": "out", "location": str(tmp_path)})()
+    fd = writers._lock(path, spec, "run-1")
+    try:
+        held = json.loads(path.read_text())
+        inode = os.fstat(fd).st_ino
+        holders = [int(f[4]) for f in (line.split() for line in Path("/proc/locks").read_text().splitlines())
+                   if len(f) > 5 and f[1] == "FLOCK" and int(f[5].rsplit(":", 1)[1]) == inode]
+        assert holders == [os.getpid()] == [held["pid"]]
+        assert held == {"run_id": "run-1", "pid": os.getpid(), "host": socket.gethostname()}
+        assert writers._holder(fd) == f"run run-1 (pid {os.getpid()} on {socket.gethostname()})"
+    finally:
+        os.close(fd)
+    assert not [line for line in Path("/proc/locks").read_text().splitlines()
+                if line.split()[5].endswith(f":{inode}") and "FLOCK" in line]  # closed: released
