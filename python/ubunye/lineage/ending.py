@@ -335,8 +335,8 @@ def _gone(process: dict[str, Any]) -> bool:
         return True  # no process has it (os.kill(0 or -1, 0) would ask a group or every process)
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
+    except (ProcessLookupError, OverflowError):
+        return True  # no such process; or a pid past the C int, which no process has
     except (PermissionError, OSError):
         pass  # someone else's process: it exists
     state, now_ticks = _stat(pid)
