@@ -234,3 +234,53 @@ def test_an_output_lock_names_the_pid_the_kernel_says_holds_it(tmp_path: Path) -
         os.close(fd)
     assert not [line for line in Path("/proc/locks").read_text().splitlines()
                 if line.split()[5].endswith(f":{inode}") and "FLOCK" in line]  # closed: released
+
+
+# --------------------------------------------------------------- the rows-v1 hashing worker across fork
+def in_child(call: Any) -> int:
+    """The exit code of a forked child running ``call`` (0 when it returns True)."""
+    child = os.fork()
+    if child == 0:  # the child: only simple calls, then _exit
+        code = 1
+        try:
+            code = 0 if call() else 2
+        finally:
+            os._exit(code)
+    for _ in range(600):  # bounded: at most 30 s
+        done, status = os.waitpid(child, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        time.sleep(0.05)
+    os.kill(child, signal.SIGKILL)
+    os.waitpid(child, 0)
+    raise AssertionError("the forked child did not end")
+
+
+def test_a_forked_child_leaves_the_parents_hashing_worker_alone() -> None:
+    """The shared worker belongs to the process that started it (its owner pid): a child forked after
+    it started (a notebook's multiprocessing, a task forking) neither uses it nor stops it, also when
+    the child's interpreter ends normally and runs the atexit ``shutdown``. The worker's parent, as
+    the kernel says (/proc/<pid>/stat field 4), is this process."""
+    from ubunye.hashing import parallel
+
+    parallel.warm_up()
+    worker = parallel._worker
+    assert worker is not None and worker.ready
+    assert int(stat_fields(worker.pid)[3]) == os.getpid() == worker.owner
+
+    def sees_none() -> bool:
+        return parallel.acquire_worker(start=False) is None and parallel.current_worker_pid() is None
+
+    def shuts_down() -> bool:
+        parallel.shutdown()  # what the child's atexit runs
+        return True
+
+    assert in_child(sees_none) == 0  # it saw no worker of its own and started none
+    assert in_child(shuts_down) == 0
+    import pyarrow as pa
+
+    from ubunye.hashing.arrow import lane_sums
+
+    table = pa.table({"id": pa.array(range(1000), pa.int64())})
+    assert lane_sums([table], workers=2) == lane_sums([table], workers=1)  # the parent's worker still answers
+    assert parallel.current_worker_pid() == worker.pid and stat_fields(worker.pid)[2] not in "ZX"
