@@ -6,10 +6,14 @@ from __future__ import annotations
 import ast
 import importlib.util
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+if sys.version_info < (3, 11):
+    pytest.importorskip("tomli", reason="reading tests/mutants/mutants.toml needs tomllib (3.11) or tomli")
 
 ROOT = Path(__file__).resolve().parents[1]
 MUTANTS_SCRIPT = ROOT / "scripts" / "mutants"
