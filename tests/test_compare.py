@@ -198,3 +198,32 @@ def test_to_dict_is_json_ready_and_complete() -> None:
     assert {f["name"] for f in d["fields"]} >= {"status", "config", "code", "environment", "variables"}
     assert [(s["direction"], s["name"], s["data_hash"]["verdict"]) for s in d["steps"]] == [
         ("input", "people", "unchanged"), ("output", "adults", "unchanged")]
+
+
+@pytest.mark.parametrize("status", ["error", "interrupted", "running"])
+@pytest.mark.parametrize("side", ["a", "b"])
+def test_either_run_not_succeeded_is_never_proven_same(status: str, side: str) -> None:
+    """The status of each run is a reason, run B's as much as run A's."""
+    a, b = load("f8d3"), load("0ec7")
+    assert compare_records(a, b).data_proven_same  # the control: the same data, both succeeded
+    changed = copy.deepcopy(a if side == "a" else b)
+    changed.status = status
+    c = compare_records(changed, b) if side == "a" else compare_records(a, changed)
+    label = "run A" if side == "a" else "run B"
+    assert not c.data_proven_same and c.verdict is not None and c.verdict.exit_code == 1
+    assert any(p.startswith(label) and status in p for p in c.problems), c.problems
+
+
+@pytest.mark.parametrize("tail", ["00", "\n", " x"])
+def test_a_hash_with_anything_after_its_64_digits_proves_nothing(tail: str) -> None:
+    """``sha256:<64 hex>`` is the whole value: a longer (forged or damaged) text is no rows-v1 hash,
+    even when both runs carry the same one."""
+    a, b = load("f8d3"), load("0ec7")
+    for record in (a, b):
+        for s in record.outputs:
+            assert s.data_hash is not None and len(s.data_hash) == 71
+            s.data_hash += tail
+    c = compare_records(a, b)
+    assert not c.data_proven_same
+    out = c.steps[[s.direction for s in c.steps].index("output")]
+    assert out.data_hash.verdict == NOT_COMPARABLE and "not a rows-v1 hash" in (out.data_hash.reason or "")

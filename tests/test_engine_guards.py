@@ -107,6 +107,17 @@ def test_quarantine_splits_rows_and_records_the_equation() -> None:
     assert over.broken == ["clean: 2 of 4 rows quarantined (50.0%), more than max_quarantine_rate 25.0%"]
 
 
+def test_a_quarantine_rate_just_over_its_limit_stops_the_run() -> None:
+    """1 of 301 rows is 0.33%: over a 0.003 limit however little (nothing rounded before the
+    comparison); 1 of 334 (0.2994%) is within it."""
+    for rows, over in ((301, True), (334, False)):
+        frame = pd.DataFrame({"id": [None] + list(range(rows - 1))})
+        checked = guards.check_output(PandasBackend(), "clean", frame,
+                                      RuleSet([RULE], quarantine="bad", max_quarantine_rate=0.003), {})
+        assert len(checked.quarantined) == 1
+        assert bool(checked.broken) is over, (rows, checked.broken)
+
+
 def test_the_partition_entry_says_whether_the_counts_add_up() -> None:
     good = guards.partition_entry("o", "q", 5, 3, 2)
     assert good["passed"] and good["detail"] == "5 rows = 3 in o + 2 in q"

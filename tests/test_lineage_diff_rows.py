@@ -140,6 +140,40 @@ def test_rows_says_why_a_changed_step_has_no_row_to_read() -> None:
                                             "output 'old': no row to read (run A recorded no sketch of its rows)"]
 
 
+def test_rows_prints_as_many_copies_of_a_row_as_changed() -> None:
+    """Run A held a row three times, run B once: two copies were removed (the sketch names the row
+    twice), so ``--rows`` prints it twice, never once per copy the data holds."""
+    from ubunye.lineage.diff_rows import Scan, find_rows
+    from ubunye.lineage.localise import RunDiff, StepChange, Where
+    from ubunye.lineage.record import RunRecord, Step
+
+    line = '{"id":1,"name":"Ann"}'
+    hexd = hashlib.sha256(line.encode("utf-8")).hexdigest()
+    name = "sha256:" + hexd[:32]  # the sketch's name of a row: its two lanes
+    data = "sha256:" + "d" * 64
+    step = Step("out", "output", "parquet", "/lake/out", 3, "sha256:" + "5" * 64, data, "rows-v1")
+    seen: list[set[tuple[int, int]]] = []
+
+    def scan(record: RunRecord, s: Step, wanted: set[tuple[int, int]]) -> Scan:
+        seen.append(wanted)
+        lanes = (int(hexd[:16], 16), int(hexd[16:32], 16))
+        return Scan(data, [(lanes, line)] * 3)  # the data holds three copies
+
+    change = StepChange("output", "out", "changed", Where(True, [name, name], [], summary="2 rows removed"))
+    got = find_rows(RunDiff({}, {}, [change]), RunRecord("a", outputs=[step]), RunRecord("b", outputs=[step]), scan)
+    assert seen == [{(int(hexd[:16], 16), int(hexd[16:32], 16))}]
+    assert [(r.sign, r.row) for r in got.rows] == [("-", {"id": 1, "name": "Ann"})] * 2 and got.notes == []
+
+
+def test_an_update_names_a_column_gone_or_added_even_when_it_held_null() -> None:
+    from ubunye.lineage.diff_rows import Row, pair_updates
+
+    before = Row("-", "output", "out", "sha256:" + "1" * 64, {"id": 1, "note": None, "age": 3})
+    after = Row("+", "output", "out", "sha256:" + "2" * 64, {"id": 1, "age": 3, "team": None})
+    rest, updates = pair_updates([before, after], ["id"])
+    assert rest == [] and [u.changed for u in updates] == [["note", "team"]]
+
+
 def test_the_spark_pass_names_rows_as_the_records_do() -> None:
     """The native pass asks the plugin for rows by name: ``name_of`` is ``lanes_of``'s inverse."""
     from ubunye.lineage.diff_rows import lanes_of

@@ -86,6 +86,28 @@ def test_add_keeps_numbers_of_four_digits_or_more_but_never_a_boolean() -> None:
     assert m.text("True 123 4242") == f"True 123 {MASK}"
 
 
+def test_a_short_secret_text_is_learnt_and_masked_where_it_stands_alone() -> None:
+    """The rule for numbers shorter than four digits (a setting, ``sig_figs: 3``) is for numbers:
+    a secret text of one to three characters is still a secret."""
+    m = Masker()
+    for value in ("k9", "x", "Q7!"):
+        m.add(value)
+    assert m.values() == frozenset({"k9", "x", "Q7!"})
+    assert m.text("key k9 then Q7! and x") == f"key {MASK} then {MASK} and {MASK}"
+
+
+@pytest.mark.parametrize("location, decoded", [
+    ("postgresql://etl:p%40ss%2Fw0rd@db:5432/x", "p@ss/w0rd"),
+    ("https://x/y?sig=a%2Bb%3Dc+d&mode=1", "a+b=c d"),
+])
+def test_a_percent_encoded_password_is_learnt_decoded_too(location: str, decoded: str) -> None:
+    """A driver decodes a URL's password and may print what it decoded."""
+    m = Masker()
+    m.add_location(location)
+    assert decoded in m.values()
+    assert m.text(f"login failed with {decoded} for etl") == f"login failed with {MASK} for etl"
+
+
 @pytest.mark.parametrize("location, learned", [
     ("jdbc:sqlserver://db;user=etl;password={a;b}}c};encrypt=true", {"{a;b}}c}", "a;b}c"}),
     ("host=db password='quoted pw' user=etl", {"quoted pw"}),

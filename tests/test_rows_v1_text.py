@@ -11,7 +11,7 @@ from typing import Callable, NoReturn
 
 import pytest
 
-from ubunye.hashing.digest import LaneSums, data_hash, line_lanes, schema_hash
+from ubunye.hashing.digest import MASK64, LaneSums, data_hash, line_lanes, schema_hash, sums_of_lines
 from ubunye.hashing.errors import RowsV1Error
 from ubunye.hashing.javatext import double_text, float_text
 from ubunye.hashing.jsontext import compact_json, line_string
@@ -185,3 +185,13 @@ def test_lane_sums_add_with_sum_and_wrap_modulo_2_64() -> None:
     parts = [LaneSums(1, top, 2), LaneSums(2, 3, top)]
     assert sum(parts) == LaneSums(3, 2, 1)  # sum() starts from 0
     assert LaneSums(1, 1, 1).__add__(5) is NotImplemented
+
+
+def test_repeated_lines_each_count_in_the_reference_sums() -> None:
+    """A table of two equal rows is not the table of one: each line adds its lanes (rows-v1 is a
+    multiset digest, never a set)."""
+    one, other = '{"id":1}', '{"id":2}'
+    a, b = line_lanes(one)
+    assert sums_of_lines([one, one, other]) == LaneSums(3, (2 * a + line_lanes(other)[0]) & MASK64,
+                                                        (2 * b + line_lanes(other)[1]) & MASK64)
+    assert sums_of_lines([one, one]) != sums_of_lines([one])

@@ -92,6 +92,22 @@ def test_latest_runs_in_start_order(usecase: Path) -> None:
     assert store.latest_runs(*TASK, 9) == store.list_runs(*TASK)
 
 
+def test_runs_are_ordered_by_their_instant_not_by_the_text_of_their_start(tmp_path: Path) -> None:
+    """Start times in other offsets (a run started on another host's clock): 10:30+02:00 is 08:30 UTC,
+    before 09:00Z although its text sorts after it."""
+    store = open_store(tmp_path)
+    starts = {"r-east": "2026-03-01T10:30:00+02:00", "r-utc": "2026-03-01T09:00:00Z",
+              "r-west": "2026-03-01T04:15:00-05:00"}  # 08:30, 09:00, 09:15 UTC
+    for run_id, start in starts.items():
+        store.write(RunRecord(run_id=run_id, task_path="/".join(TASK), usecase=TASK[0], package=TASK[1],
+                              task_name=TASK[2], started_at=start, ended_at=start, status="success",
+                              inputs=[_step("input", "orders")], outputs=[_step("output", "clean")]))
+    assert sorted(starts, key=starts.__getitem__, reverse=True) == ["r-east", "r-utc", "r-west"]  # the texts' order
+    assert [r.run_id for r in store.latest_runs(*TASK, 3)] == ["r-west", "r-utc", "r-east"]
+    latest = store.find(*TASK, "r-west")
+    assert [r.run_id for r in store.latest_runs(*TASK, 1, before=latest)] == ["r-utc"]
+
+
 def test_a_truncated_latest_record_is_named_never_passed_over(usecase: Path) -> None:
     store = open_store(usecase)
     latest = files(usecase)["r3-latest"]

@@ -409,6 +409,16 @@ def test_lying_record_running_record_of_a_live_process_stays_running(uc: Usecase
     assert list_statuses(uc, "t") == ["running"]
 
 
+@pytest.mark.parametrize("pid", [0, -1, 2**31, 2**70])
+def test_lying_record_a_pid_no_process_can_have_is_abandoned_not_a_traceback(uc: Usecase, pid: int) -> None:
+    """``kill(0 or -1, 0)`` asks a process group or every process (it succeeds: running for ever);
+    a pid past the C int raised OverflowError out of ``lineage list``."""
+    from ubunye.lineage.ending import this_process
+
+    crafted(uc, "t", process={**this_process(), "pid": pid})
+    assert list_statuses(uc, "t") == ["abandoned"]
+
+
 def test_lying_record_reused_pid_is_abandoned(uc: Usecase) -> None:
     from ubunye.lineage.ending import this_process
 

@@ -453,3 +453,24 @@ def test_lying_record_show_of_a_forged_record_says_it_is_not_proven(store) -> No
     assert f"run {ids['B']} is not proven by its signature" in shown.err, str(shown)
     signed = _lineage(root, "show", "--run-id", ids["A"])
     assert signed.code == 0 and "not proven" not in signed.err, str(signed)
+
+
+def test_lying_record_a_chain_link_must_name_the_digest_and_an_end_of_the_record_before(tmp_path: Path) -> None:
+    """The chain's check on its own (no CLI): a link naming the right run id with another digest (a
+    record replaced by a re-signed one of the same run id) breaks it, and so does a record with no
+    end time (it cannot be shown not back-dated)."""
+    from ubunye.lineage.attestation.chain import walk
+    from ubunye.lineage.store.posix import PosixBlobs
+
+    blobs = PosixBlobs(tmp_path)
+    d1, d2 = ("sha256:" + hashlib.sha256(t).hexdigest() for t in (b"one", b"two"))
+    first = ("r1", d1, "2026-03-01T08:00:00Z", {"seq": 1, "previous": None})
+
+    def second(previous: dict[str, str], ended: object = "2026-03-01T09:00:00Z") -> tuple:
+        return ("r2", d2, ended, {"seq": 2, "previous": previous})
+
+    assert walk("t", blobs, "u/p/t", [first, second({"run_id": "r1", "sha256": d1})]).breaks == []  # the control
+    replaced = walk("t", blobs, "u/p/t", [first, second({"run_id": "r1", "sha256": d2})]).breaks
+    assert replaced == ["place 2 (run r2) names run r1 before it, but place 1 holds run r1 (or another digest)"]
+    no_end = walk("t", blobs, "u/p/t", [first, second({"run_id": "r1", "sha256": d1}, None)]).breaks
+    assert len(no_end) == 1 and "back-dated" in no_end[0], no_end

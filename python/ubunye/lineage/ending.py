@@ -298,7 +298,7 @@ def shown_status(record: Any, *, now: Optional[datetime] = None) -> str:
     if status != RUNNING:
         return str(status)
     process = getattr(record, "process", None) or {}
-    if process.get("host") == socket.gethostname() and isinstance(process.get("pid"), int):
+    if _own_pid(process) is not None:
         return ABANDONED if _gone(process) else RUNNING
     from ubunye.lineage.record import parse_moment
 
@@ -312,9 +312,18 @@ def shown_status(record: Any, *, now: Optional[datetime] = None) -> str:
 def abandoned_reason(record: Any) -> str:
     """Why ``shown_status`` says abandoned, in words."""
     process = getattr(record, "process", None) or {}
-    if process.get("host") == socket.gethostname() and process.get("pid") is not None:
+    if _own_pid(process) is not None:
         return f"its process (pid {process['pid']} on {process['host']}) is gone"
     return f"it started more than {ABANDONED_AFTER_SEC // 86400} days ago on another host"
+
+
+def _own_pid(process: Any) -> Optional[int]:
+    """The pid of a record written on this host (an int, not a bool), else ``None``: the one test
+    that :func:`shown_status` and :func:`abandoned_reason` share."""
+    if not isinstance(process, dict) or process.get("host") != socket.gethostname():
+        return None
+    pid = process.get("pid")
+    return pid if type(pid) is int else None
 
 
 def _gone(process: dict[str, Any]) -> bool:
@@ -322,23 +331,39 @@ def _gone(process: dict[str, Any]) -> bool:
     if boot and _boot_id() and boot != _boot_id():
         return True  # the machine rebooted since
     pid = int(process["pid"])
+    if pid <= 0:
+        return True  # no process has it (os.kill(0 or -1, 0) would ask a group or every process)
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
+    except (ProcessLookupError, OverflowError):
+        return True  # no such process; or a pid past the C int, which no process has
     except (PermissionError, OSError):
         pass  # someone else's process: it exists
+    state, now_ticks = _stat(pid)
+    if state in ("Z", "X"):
+        return True  # a zombie (killed, not yet reaped by its parent) runs nothing
     ticks = process.get("start_ticks")
-    now_ticks = _start_ticks(pid)
     return ticks is not None and now_ticks is not None and ticks != now_ticks
 
 
-def _start_ticks(pid: int) -> Optional[int]:
+def _stat(pid: int) -> tuple[Optional[str], Optional[int]]:
+    """The state (field 3) and start time (field 22, clock ticks since boot) of /proc/<pid>/stat,
+    each ``None`` where not known. The name (field 2) may hold spaces and ``)``: the fields after
+    it are counted from its last ``)``."""
     try:
         text = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
-        return int(text.rsplit(")", 1)[1].split()[19])  # field 22: starttime
-    except (OSError, IndexError, ValueError):
-        return None
+        fields = text.rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None, None
+    try:
+        ticks: Optional[int] = int(fields[19])
+    except (IndexError, ValueError):
+        ticks = None
+    return (fields[0] if fields else None), ticks
+
+
+def _start_ticks(pid: int) -> Optional[int]:
+    return _stat(pid)[1]
 
 
 def _boot_id() -> Optional[str]:
