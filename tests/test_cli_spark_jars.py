@@ -7,8 +7,10 @@ import pytest
 from click.testing import CliRunner
 
 from ubunye.cli.app import cli
+import json
+
 from ubunye.spark import jar as jarmod
-from ubunye.spark import runtime
+from ubunye.spark import ol_jar, runtime
 
 from test_spark_jar_choice import LINES, write_line
 
@@ -20,6 +22,15 @@ def jars(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for spark, scala, release in LINES:
         write_line(folder, spark, scala, release)
     monkeypatch.setattr(jarmod, "jars_dir", lambda: folder)
+    # the OpenLineage extension jars of this fake package too (never the checkout's: the fast tests
+    # run while scripts/test builds them, so the real folder may or may not hold them yet)
+    extensions = folder / "openlineage"
+    extensions.mkdir()
+    (extensions / "ubunye-spark-openlineage_4.3_2.13-0.1.0.jar").write_bytes(b"ol 4.3")
+    (extensions / "ubunye-spark-openlineage_4.3_2.13-0.1.0.json").write_text(json.dumps(
+        {"jar": "ubunye-spark-openlineage_4.3_2.13-0.1.0.jar", "version": "0.1.0", "spark": "4.3", "scala": "2.13",
+         "openlineage_spark": "1.53.0"}))
+    monkeypatch.setattr(ol_jar, "extension_dir", lambda: extensions)
     rt = runtime.SparkRuntime("4.3.0", "2.13.18", None, "pyspark")
     monkeypatch.setattr(jarmod, "spark_runtime", lambda: rt)
     return folder
@@ -53,9 +64,10 @@ def test_spark_jars_copies_every_jar_and_its_json(jars: Path, tmp_path: Path) ->
     target = tmp_path / "volume" / "ubunye"
     result = CliRunner().invoke(cli, ["spark", "jars", "--to", str(target)])
     assert result.exit_code == 0, result.output
-    names = sorted(p.name for p in target.iterdir())
-    assert names == sorted(p.name for p in jars.iterdir()) and len(names) == 2 * len(LINES)
-    assert sorted(result.output.splitlines()) == [str(target / n) for n in names]
+    names = sorted(str(p.relative_to(target)) for p in target.rglob("*") if p.is_file())
+    assert names == sorted(str(p.relative_to(jars)) for p in jars.rglob("*") if p.is_file())
+    assert len(names) == 2 * len(LINES) + 2  # every line's jar and JSON, the extension jar and its JSON
+    assert sorted(result.output.splitlines()) == sorted(str(target / n) for n in names)
     for name in names:
         assert (target / name).read_bytes() == (jars / name).read_bytes()
     again = CliRunner().invoke(cli, ["spark", "jars", "--to", str(target)])  # same files: fine
