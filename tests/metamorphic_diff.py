@@ -1,0 +1,272 @@
+"""Metamorphic cases of ``lineage compare``, ``diff`` and ``diff --rows`` (issue 42), shared by
+``tests/test_metamorphic_diff.py`` (pandas) and ``integration/test_metamorphic_diff_spark.py``.
+
+A case is a small dataset and an edit script: row edits (update, insert, delete, duplicate) of
+the input, a column dropped by run B's code, an output declared in one run only, a run whose code
+raises. Both runs go through the real engine and CLI; :func:`check` holds the three commands to
+an oracle computed here from the rows as edited (multisets of plain tuples), never from the code
+under test. Exit codes: docs/safety.md "Verdicts and exit codes" (0 only when proven the same).
+"""
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from click.testing import CliRunner, Result
+from hypothesis import strategies as st
+
+from ubunye.cli.app import cli
+
+COLUMNS = ("id", "name", "age")
+NAMES = ("ann", "bob", "cyd")  # never a number, an empty text or a null word: a csv reads them back as text
+MAX_EXAMPLES = int(os.environ.get("UBUNYE_METAMORPHIC_EXAMPLES", "0") or 0)  # 0: each suite's own bound
+
+Row = tuple[int, str, int]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One generated case: run A reads ``rows``; run B reads ``rows`` after ``edits``."""
+
+    rows: tuple[Row, ...]
+    edits: tuple[tuple[Any, ...], ...] = ()
+    drop_column: bool = False  # run B's code drops column ``name`` from output ``copy``
+    extra_a: bool = False  # output ``extra`` (the ids) declared in run A
+    extra_b: bool = False  # ... in run B
+    fail: Optional[str] = None  # "a" or "b": that run's code raises
+
+    def rows_b(self) -> list[Row]:
+        """The input of run B: ``rows`` with the row edits applied in turn (one row stays)."""
+        out = list(self.rows)
+        for op, index, *rest in self.edits:
+            i = index % len(out)
+            if op == "update":
+                column, value = rest
+                row = list(out[i])
+                row[COLUMNS.index(column)] = value
+                out[i] = (row[0], row[1], row[2])
+            elif op == "insert":
+                out.insert(i, rest[0])
+            elif op == "delete" and len(out) > 1:
+                del out[i]
+            elif op == "duplicate":
+                out.insert(i, out[i])
+        return out
+
+
+rows_ = st.tuples(st.integers(1, 9), st.sampled_from(NAMES), st.integers(18, 22))
+edit_ = st.one_of(
+    st.tuples(st.just("update"), st.integers(0, 50), st.just("id"), st.integers(1, 9)),
+    st.tuples(st.just("update"), st.integers(0, 50), st.just("name"), st.sampled_from(NAMES)),
+    st.tuples(st.just("update"), st.integers(0, 50), st.just("age"), st.integers(18, 22)),
+    st.tuples(st.just("insert"), st.integers(0, 50), rows_),
+    st.tuples(st.just("delete"), st.integers(0, 50)),
+    st.tuples(st.just("duplicate"), st.integers(0, 50)),
+)
+cases = st.builds(
+    Case,
+    rows=st.lists(rows_, min_size=1, max_size=6).map(tuple),
+    edits=st.lists(edit_, max_size=4).map(tuple),
+    drop_column=st.booleans(),
+    extra_a=st.booleans(),
+    extra_b=st.booleans(),
+    fail=st.sampled_from([None, None, None, "a", "b"]),
+)
+
+
+# ---------------------------------------------------------------- running the two runs
+
+
+def cli_run(*args: str) -> Result:
+    result = CliRunner().invoke(cli, list(args))
+    assert "Traceback" not in result.stderr, result.stderr
+    return result
+
+
+def config(extra: bool) -> str:
+    outputs = '    copy: {format: parquet, path: "{{ task_dir }}/../../../out/{{ dt }}/copy"}\n'
+    if extra:
+        outputs += '    extra: {format: parquet, path: "{{ task_dir }}/../../../out/{{ dt }}/extra"}\n'
+    return ("MODEL: etl\nVERSION: \"0.1.0\"\nCONFIG:\n  inputs:\n"
+            '    people: {format: csv, path: "{{ task_dir }}/../../../data/{{ dt }}/people.csv",'
+            ' options: {header: "true", inferSchema: "true"}}\n'
+            "  outputs:\n" + outputs)
+
+
+def code(drop: bool, extra: bool, fail: bool) -> str:
+    body = ['        people = sources["people"]']
+    if fail:
+        body.append('        raise RuntimeError("the edit script fails this run")')
+    copy = 'people[[c for c in people.columns if c != "name"]]' if drop else "people"
+    body.append(f'        out = {{"copy": {copy}}}')
+    if extra:
+        body.append('        out["extra"] = people[["id"]]')
+    body.append("        return out")
+    return "from ubunye import Task\n\n\nclass Clean(Task):\n    def transform(self, sources):\n" + \
+        "\n".join(body) + "\n"
+
+
+def run_both(folder: Path, case: Case, backend: str, *extra_args: str) -> None:
+    """Run A on ``case.rows``, run B on the edited rows (config and code as the case says)."""
+    task = folder / "shop" / "orders" / "clean"
+    task.mkdir(parents=True)
+    sides = (("2024-01-01", list(case.rows), False, case.extra_a, case.fail == "a"),
+             ("2024-01-02", case.rows_b(), case.drop_column, case.extra_b, case.fail == "b"))
+    for dt, rows, drop, extra, fail in sides:
+        (folder / "data" / dt).mkdir(parents=True)
+        text = ",".join(COLUMNS) + "\n" + "".join(f"{i},{n},{a}\n" for i, n, a in rows)
+        (folder / "data" / dt / "people.csv").write_text(text, encoding="utf-8")
+        (task / "config.yaml").write_text(config(extra), encoding="utf-8")
+        (task / "transformations.py").write_text(code(drop, extra, fail), encoding="utf-8")
+        ran = cli_run("run", "-d", str(folder), "-u", "shop", "-p", "orders", "-t", "clean", "--backend", backend,
+                      "-dt", dt, "--lineage", *extra_args)
+        assert ran.exit_code == (1 if fail else 0), ran.stdout + ran.stderr
+
+
+def lineage(folder: Path, *args: str) -> Result:
+    return cli_run("lineage", args[0], "-d", str(folder), "-u", "shop", "-p", "orders", "-t", "clean", *args[1:])
+
+
+# ---------------------------------------------------------------- the oracle
+
+
+@dataclass
+class Expected:
+    """What one input or output must be reported as."""
+
+    in_a: bool
+    in_b: bool
+    removed: Counter = field(default_factory=Counter)  # rows (tuples of (column, text)) in A not B
+    added: Counter = field(default_factory=Counter)
+    rows_a: int = 0
+    rows_b: int = 0
+    schema_changed: bool = False
+    written: bool = True  # False: an output of a run that failed (in the record, not written)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.removed or self.added)
+
+    @property
+    def named(self) -> bool:
+        """The records name these rows: no row's number of copies moved by two or more (a cell
+        of count +-2 is never pure: docs/spec/rows-v1-localise.md, "Duplicates")."""
+        return all(n == 1 for n in (*self.removed.values(), *self.added.values()))
+
+
+def _plain(rows: list[Row], columns: tuple[str, ...]) -> Counter:
+    return Counter(tuple((c, str(r[COLUMNS.index(c)])) for c in columns) for r in rows)
+
+
+def oracle(case: Case) -> dict[tuple[str, str], Expected]:
+    """Every input and output the two runs must report, from the edit script alone. A run that
+    fails writes none of its outputs: its record lists each declared output as not written
+    (:attr:`Expected.written` False), which proves nothing about it."""
+    a, b = list(case.rows), case.rows_b()
+    b_copy = tuple(c for c in COLUMNS if not (case.drop_column and c == "name"))
+    shapes = {("input", "people"): (True, True, COLUMNS, COLUMNS),
+              ("output", "copy"): (True, True, COLUMNS, b_copy),
+              ("output", "extra"): (case.extra_a, case.extra_b, ("id",), ("id",))}
+    out = {}
+    for key, (in_a, in_b, cols_a, cols_b) in shapes.items():
+        if not (in_a or in_b):
+            continue
+        ma, mb = _plain(a, cols_a), _plain(b, cols_b)
+        written = key[0] == "input" or case.fail is None
+        out[key] = Expected(in_a, in_b, ma - mb, mb - ma, len(a), len(b), cols_a != cols_b, written)
+    return out
+
+
+def plain_row(row: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """A row printed by ``--rows`` as the oracle writes it (columns in order, values as text)."""
+    return tuple((c, str(row[c])) for c in COLUMNS if c in row) + tuple(
+        (c, str(v)) for c, v in row.items() if c not in COLUMNS)
+
+
+def _summary(removed: int, added: int) -> str:
+    return f"{removed} row{'s' if removed != 1 else ''} removed, {added} added"
+
+
+def check(folder: Path, case: Case) -> None:
+    """``compare``, ``diff`` and ``diff --rows`` report exactly the edit, with the table's exit codes."""
+    want = oracle(case)
+    failed = case.fail is not None
+    same = not failed and not any(e.changed or e.schema_changed or e.in_a != e.in_b for e in want.values())
+
+    compare = lineage(folder, "compare", "--json")
+    assert compare.exit_code == (0 if same else 1), compare.stdout + compare.stderr
+    doc = json.loads(compare.stdout)
+    steps = {(s["direction"], s["name"]): s for s in doc["steps"]}
+    assert set(want) <= set(steps), f"steps not reported: {set(want) - set(steps)}"
+    assert doc["verdict"] == ("proven_same" if same else doc["verdict"]) and (same or doc["verdict"] != "proven_same")
+    if failed:
+        assert any(f"run {case.fail.upper()} did not succeed" in p for p in doc["problems"]), doc["problems"]
+    for key, e in want.items():
+        step = steps[key]
+        if e.in_a != e.in_b:
+            if key[0] == "output":  # an output written by one run only
+                assert step["verdict"] == "missing", step
+            continue
+        if not e.written:  # never proven the same, whatever the other run wrote
+            assert step["verdict"] != "unchanged" and step["data_hash"]["verdict"] != "unchanged", (key, step)
+            continue
+        assert (step["row_count"]["a"], step["row_count"]["b"]) == (e.rows_a, e.rows_b), (key, step)
+        assert step["schema_hash"]["verdict"] == ("changed" if e.schema_changed else "unchanged"), (key, step)
+        assert step["data_hash"]["verdict"] == ("changed" if e.changed else "unchanged"), (key, step)
+    if not same and not failed:
+        assert doc["verdict"] == "differs", doc
+
+    diff = lineage(folder, "diff", "--json")
+    assert diff.exit_code == (0 if same else 1), diff.stdout + diff.stderr
+    ddoc = json.loads(diff.stdout)
+    dsteps = {(s["direction"], s["name"]): s for s in ddoc["steps"]}
+    assert set(want) <= set(dsteps), f"steps not in diff: {set(want) - set(dsteps)}"
+    assert ddoc["proven_same"] is same and ddoc["verdict"] == doc["verdict"], ddoc
+    text = lineage(folder, "diff")
+    assert text.exit_code == diff.exit_code, text.stdout + text.stderr
+    wanted_rows: Counter = Counter()
+    for key, e in want.items():
+        step = dsteps[key]
+        label = f"{key[0]} {key[1]!r}: "
+        if e.in_a != e.in_b:
+            if key[0] == "output":
+                assert step["data_hash"] == "missing", step
+                assert f"{label}data missing" in text.stdout, text.stdout
+            continue
+        if not e.written:
+            assert step["data_hash"] not in ("unchanged", "changed"), (key, step)
+            continue
+        if not e.changed:
+            assert step["data_hash"] == "unchanged" and label not in text.stdout, (key, step, text.stdout)
+            continue
+        assert step["data_hash"] == "changed", (key, step)
+        if not e.named:  # docs/spec/rows-v1-localise.md: copies changed by two or more are not named
+            assert step["complete"] is False and step["removed"] == step["added"] == [], (key, step)
+            assert step["estimate"] >= 1 and f"{label}{step['summary']}" in text.stdout, (key, step, text.stdout)
+            continue
+        assert step["complete"] is True, (key, step)
+        assert (len(step["removed"]), len(step["added"])) == (sum(e.removed.values()), sum(e.added.values())), \
+            (key, step, e)
+        assert f"{label}{_summary(sum(e.removed.values()), sum(e.added.values()))}" in text.stdout, text.stdout
+        wanted_rows.update({("-", key, r): n for r, n in e.removed.items()})
+        wanted_rows.update({("+", key, r): n for r, n in e.added.items()})
+    if same:
+        assert "no input or output differs" in text.stdout, text.stdout
+    else:
+        assert "no input or output differs" not in text.stdout, text.stdout
+
+    rows = lineage(folder, "diff", "--rows", "--json")
+    assert rows.exit_code == (0 if same else 1), rows.stdout + rows.stderr
+    rdoc = json.loads(rows.stdout)
+    got = Counter((r["sign"], (r["direction"], r["name"]), plain_row(r["row"])) for r in rdoc["rows"])
+    assert got == wanted_rows, (got, wanted_rows)
+    for key, e in want.items():
+        noted = any(n.startswith(f"{key[0]} {key[1]!r}:") for n in rdoc["notes"])
+        if (e.in_a != e.in_b and key[0] == "output") or (e.changed and not e.named and e.written):
+            assert noted, (key, rdoc["notes"])  # said in a note, never passed over
+        elif e.written and e.in_a and e.in_b:
+            assert not noted, (key, rdoc["notes"])
