@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +27,8 @@ NAMES = ("ann", "bob", "cyd")  # never a number, an empty text or a null word: a
 MAX_EXAMPLES = int(os.environ.get("UBUNYE_METAMORPHIC_EXAMPLES", "0") or 0)  # 0: each suite's own bound
 
 Row = tuple[int, str, int]
+# each output's warn-only check: the same rule (id_between) on two outputs, with other bounds
+CHECKS = {"copy": (2, 9), "extra": (1, 8)}
 
 
 @dataclass(frozen=True)
@@ -34,10 +37,25 @@ class Case:
 
     rows: tuple[Row, ...]
     edits: tuple[tuple[Any, ...], ...] = ()
-    drop_column: bool = False  # run B's code drops column ``name`` from output ``copy``
-    extra_a: bool = False  # output ``extra`` (the ids) declared in run A
+    drop_column: Optional[str] = None  # "input": run B's csv has no column ``name``; "output": run B's code
+    # drops it from output ``copy``
+    extra_a: bool = False  # output ``extra`` (the ids of the rows of age 21 or more) declared in run A
     extra_b: bool = False  # ... in run B
     fail: Optional[str] = None  # "a" or "b": that run's code raises
+    gone: Optional[str] = None  # "a" or "b": that run's output ``copy`` deleted after both runs
+    probe: int = 0  # which step ``diff --name`` is asked about
+
+    def columns(self, side: str, name: str) -> tuple[str, ...]:
+        """The columns of input or output ``name`` in run ``side``."""
+        if name == "extra":
+            return ("id",)
+        dropped = side == "b" and self.drop_column in (("input",) if name == "people" else ("input", "output"))
+        return tuple(c for c in COLUMNS if not (dropped and c == "name"))
+
+    def frame(self, side: str, name: str) -> list[Row]:
+        """The rows of input or output ``name`` in run ``side`` (all columns)."""
+        rows = list(self.rows) if side == "a" else self.rows_b()
+        return [r for r in rows if r[2] >= 21] if name == "extra" else rows
 
     def rows_b(self) -> list[Row]:
         """The input of run B: ``rows`` with the row edits applied in turn (one row stays)."""
@@ -55,6 +73,8 @@ class Case:
                 del out[i]
             elif op == "duplicate":
                 out.insert(i, out[i])
+            elif op == "rotate":  # the same rows in another order: rows-v1 proves them the same
+                out = out[i:] + out[:i]
         return out
 
 
@@ -66,15 +86,18 @@ edit_ = st.one_of(
     st.tuples(st.just("insert"), st.integers(0, 50), rows_),
     st.tuples(st.just("delete"), st.integers(0, 50)),
     st.tuples(st.just("duplicate"), st.integers(0, 50)),
+    st.tuples(st.just("rotate"), st.integers(0, 50)),
 )
 cases = st.builds(
     Case,
     rows=st.lists(rows_, min_size=1, max_size=6).map(tuple),
     edits=st.lists(edit_, max_size=4).map(tuple),
-    drop_column=st.booleans(),
+    drop_column=st.sampled_from([None, None, "input", "output"]),
     extra_a=st.booleans(),
     extra_b=st.booleans(),
     fail=st.sampled_from([None, None, None, "a", "b"]),
+    gone=st.sampled_from([None, None, "a", "b"]),
+    probe=st.integers(0, 2),
 )
 
 
@@ -94,7 +117,9 @@ def config(extra: bool) -> str:
     return ("MODEL: etl\nVERSION: \"0.1.0\"\nCONFIG:\n  inputs:\n"
             '    people: {format: csv, path: "{{ task_dir }}/../../../data/{{ dt }}/people.csv",'
             ' options: {header: "true", inferSchema: "true"}}\n'
-            "  outputs:\n" + outputs)
+            "  outputs:\n" + outputs + "  expectations:\n" + "".join(
+                f"    {name}:\n      - {{kind: between, column: id, min: {lo}, max: {hi}, severity: warn}}\n"
+                for name, (lo, hi) in CHECKS.items() if name == "copy" or extra))
 
 
 def code(drop: bool, extra: bool, fail: bool) -> str:
@@ -104,7 +129,7 @@ def code(drop: bool, extra: bool, fail: bool) -> str:
     copy = 'people[[c for c in people.columns if c != "name"]]' if drop else "people"
     body.append(f'        out = {{"copy": {copy}}}')
     if extra:
-        body.append('        out["extra"] = people[["id"]]')
+        body.append('        out["extra"] = people[people["age"] >= 21][["id"]]')
     body.append("        return out")
     return "from ubunye import Task\n\n\nclass Clean(Task):\n    def transform(self, sources):\n" + \
         "\n".join(body) + "\n"
@@ -114,17 +139,21 @@ def run_both(folder: Path, case: Case, backend: str, *extra_args: str) -> None:
     """Run A on ``case.rows``, run B on the edited rows (config and code as the case says)."""
     task = folder / "shop" / "orders" / "clean"
     task.mkdir(parents=True)
-    sides = (("2024-01-01", list(case.rows), False, case.extra_a, case.fail == "a"),
-             ("2024-01-02", case.rows_b(), case.drop_column, case.extra_b, case.fail == "b"))
-    for dt, rows, drop, extra, fail in sides:
+    sides = (("2024-01-01", "a", False, case.extra_a, case.fail == "a"),
+             ("2024-01-02", "b", case.drop_column == "output", case.extra_b, case.fail == "b"))
+    for dt, side, drop, extra, fail in sides:
         (folder / "data" / dt).mkdir(parents=True)
-        text = ",".join(COLUMNS) + "\n" + "".join(f"{i},{n},{a}\n" for i, n, a in rows)
+        columns = case.columns(side, "people")
+        text = "".join(",".join(str(r[COLUMNS.index(c)]) for c in columns) + "\n"
+                       for r in [COLUMNS, *case.frame(side, "people")])
         (folder / "data" / dt / "people.csv").write_text(text, encoding="utf-8")
         (task / "config.yaml").write_text(config(extra), encoding="utf-8")
         (task / "transformations.py").write_text(code(drop, extra, fail), encoding="utf-8")
         ran = cli_run("run", "-d", str(folder), "-u", "shop", "-p", "orders", "-t", "clean", "--backend", backend,
                       "-dt", dt, "--lineage", *extra_args)
         assert ran.exit_code == (1 if fail else 0), ran.stdout + ran.stderr
+    if case.gone is not None:
+        shutil.rmtree(folder / "out" / sides[case.gone == "b"][0] / "copy", ignore_errors=True)
 
 
 def lineage(folder: Path, *args: str) -> Result:
@@ -166,18 +195,17 @@ def oracle(case: Case) -> dict[tuple[str, str], Expected]:
     """Every input and output the two runs must report, from the edit script alone. A run that
     fails writes none of its outputs: its record lists each declared output as not written
     (:attr:`Expected.written` False), which proves nothing about it."""
-    a, b = list(case.rows), case.rows_b()
-    b_copy = tuple(c for c in COLUMNS if not (case.drop_column and c == "name"))
-    shapes = {("input", "people"): (True, True, COLUMNS, COLUMNS),
-              ("output", "copy"): (True, True, COLUMNS, b_copy),
-              ("output", "extra"): (case.extra_a, case.extra_b, ("id",), ("id",))}
+    shapes = {("input", "people"): (True, True), ("output", "copy"): (True, True),
+              ("output", "extra"): (case.extra_a, case.extra_b)}
     out = {}
-    for key, (in_a, in_b, cols_a, cols_b) in shapes.items():
+    for (direction, name), (in_a, in_b) in shapes.items():
         if not (in_a or in_b):
             continue
+        a, b = case.frame("a", name), case.frame("b", name)
+        cols_a, cols_b = case.columns("a", name), case.columns("b", name)
         ma, mb = _plain(a, cols_a), _plain(b, cols_b)
-        written = key[0] == "input" or case.fail is None
-        out[key] = Expected(in_a, in_b, ma - mb, mb - ma, len(a), len(b), cols_a != cols_b, written)
+        written = direction == "input" or case.fail is None
+        out[(direction, name)] = Expected(in_a, in_b, ma - mb, mb - ma, len(a), len(b), cols_a != cols_b, written)
     return out
 
 
@@ -219,6 +247,22 @@ def check(folder: Path, case: Case) -> None:
         assert step["data_hash"]["verdict"] == ("changed" if e.changed else "unchanged"), (key, step)
     if not same and not failed:
         assert doc["verdict"] == "differs", doc
+    checks = {e["name"]: e for e in doc["expectations"]}
+    seen = set()
+    for (_, name), e in want.items():
+        lo, hi = CHECKS.get(name, (0, 0))
+        sides = [(case.frame("a", name), e.in_a and case.fail != "a"),
+                 (case.frame("b", name), e.in_b and case.fail != "b")]
+        failed_ = [sum(1 for r in rows if not lo <= r[0] <= hi) if ran else None for rows, ran in sides]
+        if name not in CHECKS or failed_ == [None, None]:  # checked by no run that wrote it
+            continue
+        seen.add(f"{name}.id_between")
+        got = checks[f"{name}.id_between"]
+        assert got["output"] == name and [None if x is None else x["failed"] for x in (got["a"], got["b"])] == \
+            failed_, (name, got, failed_)
+        assert got["verdict"] == ("missing" if None in failed_ else "unchanged" if failed_[0] == failed_[1]
+                                  and len(sides[0][0]) == len(sides[1][0]) else "changed"), (name, got)
+    assert set(checks) == seen, checks
 
     diff = lineage(folder, "diff", "--json")
     assert diff.exit_code == (0 if same else 1), diff.stdout + diff.stderr
@@ -252,8 +296,11 @@ def check(folder: Path, case: Case) -> None:
         assert (len(step["removed"]), len(step["added"])) == (sum(e.removed.values()), sum(e.added.values())), \
             (key, step, e)
         assert f"{label}{_summary(sum(e.removed.values()), sum(e.added.values()))}" in text.stdout, text.stdout
-        wanted_rows.update({("-", key, r): n for r, n in e.removed.items()})
-        wanted_rows.update({("+", key, r): n for r, n in e.added.items()})
+        gone = case.gone if key == ("output", "copy") else None  # that side's rows cannot be read
+        if gone != "a":
+            wanted_rows.update({("-", key, r): n for r, n in e.removed.items()})
+        if gone != "b":
+            wanted_rows.update({("+", key, r): n for r, n in e.added.items()})
     if same:
         assert "no input or output differs" in text.stdout, text.stdout
     else:
@@ -265,8 +312,34 @@ def check(folder: Path, case: Case) -> None:
     got = Counter((r["sign"], (r["direction"], r["name"]), plain_row(r["row"])) for r in rdoc["rows"])
     assert got == wanted_rows, (got, wanted_rows)
     for key, e in want.items():
-        noted = any(n.startswith(f"{key[0]} {key[1]!r}:") for n in rdoc["notes"])
-        if (e.in_a != e.in_b and key[0] == "output") or (e.changed and not e.named and e.written):
-            assert noted, (key, rdoc["notes"])  # said in a note, never passed over
+        noted = [n for n in rdoc["notes"] if n.startswith(f"{key[0]} {key[1]!r}:")]
+        shown = e.written and e.in_a and e.in_b and e.changed and e.named
+        lost = [side for side, part in (("a", e.removed), ("b", e.added))
+                if shown and key == ("output", "copy") and case.gone == side and part]
+        if (e.in_a != e.in_b and key[0] == "output") or (e.changed and not e.named and e.written) or lost:
+            assert len(noted) == max(1, len(lost)), (key, rdoc["notes"])  # said in a note, never passed over
+            assert all(f"run {side.upper()}'s data is gone" in " ".join(noted) for side in lost), noted
         elif e.written and e.in_a and e.in_b:
             assert not noted, (key, rdoc["notes"])
+
+    keyed = json.loads(lineage(folder, "diff", "--rows", "--key", "id", "--json").stdout)
+    pairs = Counter()  # --key: every update is one removed and one added row of one id, nothing else moves
+    for u in keyed["updates"]:
+        assert u["before"]["id"] == u["after"]["id"] == u["key"]["id"], u
+        assert u["changed"] == sorted(c for c in u["before"].keys() | u["after"].keys()
+                                      if u["before"].get(c, ...) != u["after"].get(c, ...)) != [], u
+        pairs.update({("-", (u["direction"], u["name"]), plain_row(u["before"])): 1,
+                      ("+", (u["direction"], u["name"]), plain_row(u["after"])): 1})
+    unpaired = Counter((r["sign"], (r["direction"], r["name"]), plain_row(r["row"])) for r in keyed["rows"])
+    assert pairs + unpaired == wanted_rows, (pairs, unpaired, wanted_rows)
+    for sign in "-+":  # a removed and an added row of one id are never both left unpaired
+        ids = {((r["direction"], r["name"]), r["row"].get("id")) for r in keyed["rows"] if r["sign"] == sign}
+        other = {((r["direction"], r["name"]), r["row"].get("id")) for r in keyed["rows"] if r["sign"] != sign}
+        assert not ids & other, (ids & other, keyed)
+
+    key = sorted(want)[case.probe % len(want)]  # one step alone: its own verdict, the runs' problems
+    one = lineage(folder, "diff", "--name", key[1], "--json")
+    e = want[key]
+    alone = not failed and e.in_a == e.in_b and not e.changed and not e.schema_changed
+    assert one.exit_code == (0 if alone else 1), (key, one.stdout + one.stderr)
+    assert [(s["direction"], s["name"]) for s in json.loads(one.stdout)["steps"]] == [key]
