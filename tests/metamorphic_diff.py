@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from ubunye.cli.app import cli
 
 COLUMNS = ("id", "name", "age")
-NAMES = ("ann", "bob", "cyd")  # never a number, an empty text or a null word: a csv reads them back as text
+NAMES = ("ann", "bob", "zoë", "de la")  # never a number, an empty text or a null word: read back as text
 MAX_EXAMPLES = int(os.environ.get("UBUNYE_METAMORPHIC_EXAMPLES", "0") or 0)  # 0: each suite's own bound
 
 Row = tuple[int, str, int]
@@ -41,7 +41,8 @@ class Case:
     # drops it from output ``copy``
     extra_a: bool = False  # output ``extra`` (the ids of the rows of age 21 or more) declared in run A
     extra_b: bool = False  # ... in run B
-    fail: Optional[str] = None  # "a" or "b": that run's code raises
+    fail: Optional[str] = None  # "a", "b" or "ab": that run's (those runs') code raises
+    reorder: bool = False  # run B's csv has its columns in another order: rows-v1 sorts them by name
     gone: Optional[str] = None  # "a" or "b": that run's output ``copy`` deleted after both runs
     probe: int = 0  # which step ``diff --name`` is asked about
 
@@ -95,7 +96,8 @@ cases = st.builds(
     drop_column=st.sampled_from([None, None, "input", "output"]),
     extra_a=st.booleans(),
     extra_b=st.booleans(),
-    fail=st.sampled_from([None, None, None, "a", "b"]),
+    fail=st.sampled_from([None, None, None, "a", "b", "ab"]),
+    reorder=st.booleans(),
     gone=st.sampled_from([None, None, "a", "b"]),
     probe=st.integers(0, 2),
 )
@@ -139,11 +141,11 @@ def run_both(folder: Path, case: Case, backend: str, *extra_args: str) -> None:
     """Run A on ``case.rows``, run B on the edited rows (config and code as the case says)."""
     task = folder / "shop" / "orders" / "clean"
     task.mkdir(parents=True)
-    sides = (("2024-01-01", "a", False, case.extra_a, case.fail == "a"),
-             ("2024-01-02", "b", case.drop_column == "output", case.extra_b, case.fail == "b"))
+    sides = (("2024-01-01", "a", False, case.extra_a, "a" in (case.fail or "")),
+             ("2024-01-02", "b", case.drop_column == "output", case.extra_b, "b" in (case.fail or "")))
     for dt, side, drop, extra, fail in sides:
         (folder / "data" / dt).mkdir(parents=True)
-        columns = case.columns(side, "people")
+        columns = case.columns(side, "people")[::-1 if side == "b" and case.reorder else 1]
         text = "".join(",".join(str(r[COLUMNS.index(c)]) for c in columns) + "\n"
                        for r in [COLUMNS, *case.frame(side, "people")])
         (folder / "data" / dt / "people.csv").write_text(text, encoding="utf-8")
@@ -232,7 +234,8 @@ def check(folder: Path, case: Case) -> None:
     assert set(want) <= set(steps), f"steps not reported: {set(want) - set(steps)}"
     assert doc["verdict"] == ("proven_same" if same else doc["verdict"]) and (same or doc["verdict"] != "proven_same")
     if failed:
-        assert any(f"run {case.fail.upper()} did not succeed" in p for p in doc["problems"]), doc["problems"]
+        for side in case.fail.upper():
+            assert any(f"run {side} did not succeed" in p for p in doc["problems"]), doc["problems"]
     for key, e in want.items():
         step = steps[key]
         if e.in_a != e.in_b:
@@ -251,8 +254,8 @@ def check(folder: Path, case: Case) -> None:
     seen = set()
     for (_, name), e in want.items():
         lo, hi = CHECKS.get(name, (0, 0))
-        sides = [(case.frame("a", name), e.in_a and case.fail != "a"),
-                 (case.frame("b", name), e.in_b and case.fail != "b")]
+        sides = [(case.frame("a", name), e.in_a and "a" not in (case.fail or "")),
+                 (case.frame("b", name), e.in_b and "b" not in (case.fail or ""))]
         failed_ = [sum(1 for r in rows if not lo <= r[0] <= hi) if ran else None for rows, ran in sides]
         if name not in CHECKS or failed_ == [None, None]:  # checked by no run that wrote it
             continue
@@ -281,8 +284,9 @@ def check(folder: Path, case: Case) -> None:
                 assert step["data_hash"] == "missing", step
                 assert f"{label}data missing" in text.stdout, text.stdout
             continue
-        if not e.written:
+        if not e.written:  # not proven: named in the text, whatever else differs
             assert step["data_hash"] not in ("unchanged", "changed"), (key, step)
+            assert label in text.stdout, (key, text.stdout)
             continue
         if not e.changed:
             assert step["data_hash"] == "unchanged" and label not in text.stdout, (key, step, text.stdout)
@@ -301,6 +305,8 @@ def check(folder: Path, case: Case) -> None:
             wanted_rows.update({("-", key, r): n for r, n in e.removed.items()})
         if gone != "b":
             wanted_rows.update({("+", key, r): n for r, n in e.added.items()})
+    for side in (case.fail or "").upper():
+        assert f"run {side} did not succeed" in text.stdout, text.stdout
     if same:
         assert "no input or output differs" in text.stdout, text.stdout
     else:
@@ -316,11 +322,20 @@ def check(folder: Path, case: Case) -> None:
         shown = e.written and e.in_a and e.in_b and e.changed and e.named
         lost = [side for side, part in (("a", e.removed), ("b", e.added))
                 if shown and key == ("output", "copy") and case.gone == side and part]
-        if (e.in_a != e.in_b and key[0] == "output") or (e.changed and not e.named and e.written) or lost:
+        if (e.in_a != e.in_b and key[0] == "output") or (e.changed and not e.named and e.written) or lost or \
+                not e.written:
             assert len(noted) == max(1, len(lost)), (key, rdoc["notes"])  # said in a note, never passed over
             assert all(f"run {side.upper()}'s data is gone" in " ".join(noted) for side in lost), noted
         elif e.written and e.in_a and e.in_b:
             assert not noted, (key, rdoc["notes"])
+
+    if failed:  # the text form says why nothing is proven, even beside the rows it prints
+        said = lineage(folder, "diff", "--rows")
+        assert said.exit_code == 1 and all(f"run {side} did not succeed" in said.stderr
+                                           for side in case.fail.upper()), said.stdout + said.stderr
+        for key, e in want.items():
+            if not e.written and e.in_a == e.in_b:
+                assert f"{key[0]} {key[1]!r}: no row to read" in said.stderr, (key, said.stderr)
 
     keyed = json.loads(lineage(folder, "diff", "--rows", "--key", "id", "--json").stdout)
     pairs = Counter()  # --key: every update is one removed and one added row of one id, nothing else moves

@@ -20,3 +20,10 @@ def run_case(case: Case) -> None:
 @given(cases)
 def test_compare_and_diff_report_exactly_the_edit(case: Case) -> None:
     run_case(case)
+
+
+def test_a_failed_run_names_its_outputs_not_written_beside_a_changed_input() -> None:
+    """Found by the generator: run B's code raises after its input changed; ``diff`` listed the
+    changed input and "run B did not succeed" but not output ``copy`` (hash unknown: not written),
+    and ``diff --rows`` named neither that output nor the failed run."""
+    run_case(Case(rows=((1, "ann", 20),), edits=(("insert", 0, (2, "bob", 21)),), fail="b"))
