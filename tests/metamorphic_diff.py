@@ -28,7 +28,7 @@ MAX_EXAMPLES = int(os.environ.get("UBUNYE_METAMORPHIC_EXAMPLES", "0") or 0)  # 0
 
 Row = tuple[int, str, int]
 # each output's warn-only check: the same rule (id_between) on two outputs, with other bounds
-CHECKS = {"copy": (2, 9), "extra": (1, 8)}
+CHECKS = {"copy": (2, 9), "extra": (1, 6)}
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,7 @@ class Case:
     extra_b: bool = False  # ... in run B
     fail: Optional[str] = None  # "a", "b" or "ab": that run's (those runs') code raises
     reorder: bool = False  # run B's csv has its columns in another order: rows-v1 sorts them by name
+    strict: bool = False  # the check of output ``extra`` stops a run it breaks (severity fail, not warn)
     gone: Optional[str] = None  # "a" or "b": that run's output ``copy`` deleted after both runs
     probe: int = 0  # which step ``diff --name`` is asked about
 
@@ -52,6 +53,21 @@ class Case:
             return ("id",)
         dropped = side == "b" and self.drop_column in (("input",) if name == "people" else ("input", "output"))
         return tuple(c for c in COLUMNS if not (dropped and c == "name"))
+
+    def raises(self, side: str) -> bool:
+        """Run ``side``'s code raises (nothing checked, nothing written)."""
+        return side in (self.fail or "")
+
+    def failed(self, side: str) -> bool:
+        """Run ``side`` fails: its code raises, or its strict check of ``extra`` is broken."""
+        lo, hi = CHECKS["extra"]
+        broken = any(not lo <= r[0] <= hi for r in self.frame(side, "extra"))
+        return self.raises(side) or (self.strict and (self.extra_a if side == "a" else self.extra_b) and broken)
+
+    @property
+    def failing(self) -> str:
+        """The runs that fail: "", "a", "b" or "ab"."""
+        return "".join(side for side in "ab" if self.failed(side))
 
     def frame(self, side: str, name: str) -> list[Row]:
         """The rows of input or output ``name`` in run ``side`` (all columns)."""
@@ -98,6 +114,7 @@ cases = st.builds(
     extra_b=st.booleans(),
     fail=st.sampled_from([None, None, None, "a", "b", "ab"]),
     reorder=st.booleans(),
+    strict=st.booleans(),
     gone=st.sampled_from([None, None, "a", "b"]),
     probe=st.integers(0, 2),
 )
@@ -112,7 +129,7 @@ def cli_run(*args: str) -> Result:
     return result
 
 
-def config(extra: bool) -> str:
+def config(extra: bool, strict: bool = False) -> str:
     outputs = '    copy: {format: parquet, path: "{{ task_dir }}/../../../out/{{ dt }}/copy"}\n'
     if extra:
         outputs += '    extra: {format: parquet, path: "{{ task_dir }}/../../../out/{{ dt }}/extra"}\n'
@@ -120,7 +137,8 @@ def config(extra: bool) -> str:
             '    people: {format: csv, path: "{{ task_dir }}/../../../data/{{ dt }}/people.csv",'
             ' options: {header: "true", inferSchema: "true"}}\n'
             "  outputs:\n" + outputs + "  expectations:\n" + "".join(
-                f"    {name}:\n      - {{kind: between, column: id, min: {lo}, max: {hi}, severity: warn}}\n"
+                f"    {name}:\n      - {{kind: between, column: id, min: {lo}, max: {hi}, "
+                f"severity: {'fail' if strict and name == 'extra' else 'warn'}}}\n"
                 for name, (lo, hi) in CHECKS.items() if name == "copy" or extra))
 
 
@@ -141,19 +159,18 @@ def run_both(folder: Path, case: Case, backend: str, *extra_args: str) -> None:
     """Run A on ``case.rows``, run B on the edited rows (config and code as the case says)."""
     task = folder / "shop" / "orders" / "clean"
     task.mkdir(parents=True)
-    sides = (("2024-01-01", "a", False, case.extra_a, "a" in (case.fail or "")),
-             ("2024-01-02", "b", case.drop_column == "output", case.extra_b, "b" in (case.fail or "")))
-    for dt, side, drop, extra, fail in sides:
+    sides = (("2024-01-01", "a", False, case.extra_a), ("2024-01-02", "b", case.drop_column == "output", case.extra_b))
+    for dt, side, drop, extra in sides:
         (folder / "data" / dt).mkdir(parents=True)
         columns = case.columns(side, "people")[::-1 if side == "b" and case.reorder else 1]
         text = "".join(",".join(str(r[COLUMNS.index(c)]) for c in columns) + "\n"
                        for r in [COLUMNS, *case.frame(side, "people")])
         (folder / "data" / dt / "people.csv").write_text(text, encoding="utf-8")
-        (task / "config.yaml").write_text(config(extra), encoding="utf-8")
-        (task / "transformations.py").write_text(code(drop, extra, fail), encoding="utf-8")
+        (task / "config.yaml").write_text(config(extra, case.strict), encoding="utf-8")
+        (task / "transformations.py").write_text(code(drop, extra, case.raises(side)), encoding="utf-8")
         ran = cli_run("run", "-d", str(folder), "-u", "shop", "-p", "orders", "-t", "clean", "--backend", backend,
                       "-dt", dt, "--lineage", *extra_args)
-        assert ran.exit_code == (1 if fail else 0), ran.stdout + ran.stderr
+        assert ran.exit_code == (1 if case.failed(side) else 0), ran.stdout + ran.stderr
     if case.gone is not None:
         shutil.rmtree(folder / "out" / sides[case.gone == "b"][0] / "copy", ignore_errors=True)
 
@@ -206,7 +223,7 @@ def oracle(case: Case) -> dict[tuple[str, str], Expected]:
         a, b = case.frame("a", name), case.frame("b", name)
         cols_a, cols_b = case.columns("a", name), case.columns("b", name)
         ma, mb = _plain(a, cols_a), _plain(b, cols_b)
-        written = direction == "input" or case.fail is None
+        written = direction == "input" or not case.failing
         out[(direction, name)] = Expected(in_a, in_b, ma - mb, mb - ma, len(a), len(b), cols_a != cols_b, written)
     return out
 
@@ -226,7 +243,7 @@ def check(folder: Path, case: Case, *, every_pass: bool = True) -> None:
     ``every_pass=False`` (Spark: each pass reads both runs' data) leaves out the text ``--rows`` and
     ``--key`` passes."""
     want = oracle(case)
-    failed = case.fail is not None
+    failed = bool(case.failing)
     same = not failed and not any(e.changed or e.schema_changed or e.in_a != e.in_b for e in want.values())
 
     compare = lineage(folder, "compare", "--json")
@@ -236,7 +253,7 @@ def check(folder: Path, case: Case, *, every_pass: bool = True) -> None:
     assert set(want) <= set(steps), f"steps not reported: {set(want) - set(steps)}"
     assert doc["verdict"] == ("proven_same" if same else doc["verdict"]) and (same or doc["verdict"] != "proven_same")
     if failed:
-        for side in case.fail.upper():
+        for side in case.failing.upper():
             assert any(f"run {side} did not succeed" in p for p in doc["problems"]), doc["problems"]
     for key, e in want.items():
         step = steps[key]
@@ -256,8 +273,8 @@ def check(folder: Path, case: Case, *, every_pass: bool = True) -> None:
     seen = set()
     for (_, name), e in want.items():
         lo, hi = CHECKS.get(name, (0, 0))
-        sides = [(case.frame("a", name), e.in_a and "a" not in (case.fail or "")),
-                 (case.frame("b", name), e.in_b and "b" not in (case.fail or ""))]
+        sides = [(case.frame("a", name), e.in_a and not case.raises("a")),  # checked unless the code raised
+                 (case.frame("b", name), e.in_b and not case.raises("b"))]
         failed_ = [sum(1 for r in rows if not lo <= r[0] <= hi) if ran else None for rows, ran in sides]
         if name not in CHECKS or failed_ == [None, None]:  # checked by no run that wrote it
             continue
@@ -307,7 +324,7 @@ def check(folder: Path, case: Case, *, every_pass: bool = True) -> None:
             wanted_rows.update({("-", key, r): n for r, n in e.removed.items()})
         if gone != "b":
             wanted_rows.update({("+", key, r): n for r, n in e.added.items()})
-    for side in (case.fail or "").upper():
+    for side in case.failing.upper():
         assert f"run {side} did not succeed" in text.stdout, text.stdout
     if same:
         assert "no input or output differs" in text.stdout, text.stdout
@@ -343,7 +360,7 @@ def check(folder: Path, case: Case, *, every_pass: bool = True) -> None:
     if failed:  # the text form says why nothing is proven, even beside the rows it prints
         said = lineage(folder, "diff", "--rows")
         assert said.exit_code == 1 and all(f"run {side} did not succeed" in said.stderr
-                                           for side in case.fail.upper()), said.stdout + said.stderr
+                                           for side in case.failing.upper()), said.stdout + said.stderr
         for key, e in want.items():
             if not e.written and e.in_a == e.in_b:
                 assert f"{key[0]} {key[1]!r}: no row to read" in said.stderr, (key, said.stderr)
