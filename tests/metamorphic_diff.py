@@ -44,6 +44,13 @@ class Case:
     fail: Optional[str] = None  # "a", "b" or "ab": that run's (those runs') code raises
     reorder: bool = False  # run B's csv has its columns in another order: rows-v1 sorts them by name
     strict: bool = False  # the check of output ``extra`` stops a run it breaks (severity fail, not warn)
+    shared: bool = False  # output ``copy`` is one folder both runs write (mode overwrite): run B's write
+    # replaces the rows run A hashed
+
+    def lost(self, side: str) -> bool:
+        """Run ``side``'s rows of ``copy`` are no longer where its record says (asked when both runs
+        wrote ``copy``): its folder deleted, or the shared folder rewritten by run B."""
+        return self.gone == side or (self.shared and (self.gone is not None or side == "a"))
     gone: Optional[str] = None  # "a" or "b": that run's output ``copy`` deleted after both runs
     probe: int = 0  # which step ``diff --name`` is asked about
 
@@ -115,6 +122,7 @@ cases = st.builds(
     fail=st.sampled_from([None, None, None, "a", "b", "ab"]),
     reorder=st.booleans(),
     strict=st.booleans(),
+    shared=st.booleans(),
     gone=st.sampled_from([None, None, "a", "b"]),
     probe=st.integers(0, 2),
 )
@@ -129,8 +137,9 @@ def cli_run(*args: str) -> Result:
     return result
 
 
-def config(extra: bool, strict: bool = False) -> str:
-    outputs = '    copy: {format: parquet, path: "{{ task_dir }}/../../../out/{{ dt }}/copy"}\n'
+def config(extra: bool, strict: bool = False, shared: bool = False) -> str:
+    copy = "out/copy\", mode: overwrite" if shared else "out/{{ dt }}/copy\""
+    outputs = f'    copy: {{format: parquet, path: "{{{{ task_dir }}}}/../../../{copy}}}\n'
     if extra:
         outputs += '    extra: {format: parquet, path: "{{ task_dir }}/../../../out/{{ dt }}/extra"}\n'
     return ("MODEL: etl\nVERSION: \"0.1.0\"\nCONFIG:\n  inputs:\n"
@@ -166,13 +175,13 @@ def run_both(folder: Path, case: Case, backend: str, *extra_args: str) -> None:
         text = "".join(",".join(str(r[COLUMNS.index(c)]) for c in columns) + "\n"
                        for r in [COLUMNS, *case.frame(side, "people")])
         (folder / "data" / dt / "people.csv").write_text(text, encoding="utf-8")
-        (task / "config.yaml").write_text(config(extra, case.strict), encoding="utf-8")
+        (task / "config.yaml").write_text(config(extra, case.strict, case.shared), encoding="utf-8")
         (task / "transformations.py").write_text(code(drop, extra, case.raises(side)), encoding="utf-8")
         ran = cli_run("run", "-d", str(folder), "-u", "shop", "-p", "orders", "-t", "clean", "--backend", backend,
                       "-dt", dt, "--lineage", *extra_args)
         assert ran.exit_code == (1 if case.failed(side) else 0), ran.stdout + ran.stderr
     if case.gone is not None:
-        shutil.rmtree(folder / "out" / sides[case.gone == "b"][0] / "copy", ignore_errors=True)
+        shutil.rmtree(folder / "out" / ("" if case.shared else sides[case.gone == "b"][0]) / "copy", ignore_errors=True)
 
 
 def lineage(folder: Path, *args: str) -> Result:
@@ -319,10 +328,10 @@ def check(folder: Path, case: Case, *, every_pass: bool = True) -> None:
         assert (len(step["removed"]), len(step["added"])) == (sum(e.removed.values()), sum(e.added.values())), \
             (key, step, e)
         assert f"{label}{_summary(sum(e.removed.values()), sum(e.added.values()))}" in text.stdout, text.stdout
-        gone = case.gone if key == ("output", "copy") else None  # that side's rows cannot be read
-        if gone != "a":
+        copy = key == ("output", "copy")  # a side of copy lost: its rows cannot be read
+        if not (copy and case.lost("a")):
             wanted_rows.update({("-", key, r): n for r, n in e.removed.items()})
-        if gone != "b":
+        if not (copy and case.lost("b")):
             wanted_rows.update({("+", key, r): n for r, n in e.added.items()})
     for side in case.failing.upper():
         assert f"run {side} did not succeed" in text.stdout, text.stdout
@@ -340,7 +349,7 @@ def check(folder: Path, case: Case, *, every_pass: bool = True) -> None:
         noted = [n for n in rdoc["notes"] if n.startswith(f"{key[0]} {key[1]!r}:")]
         shown = e.written and e.in_a and e.in_b and e.changed and e.named
         lost = [side for side, part in (("a", e.removed), ("b", e.added))
-                if shown and key == ("output", "copy") and case.gone == side and part]
+                if shown and key == ("output", "copy") and case.lost(side) and part]
         if (e.in_a != e.in_b and key[0] == "output") or (e.changed and not e.named and e.written) or lost or \
                 not e.written:
             assert len(noted) == max(1, len(lost)), (key, rdoc["notes"])  # said in a note, never passed over
