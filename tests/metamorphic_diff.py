@@ -301,6 +301,14 @@ def check(folder: Path, case: Case, *, every_pass: bool = True) -> None:
     dsteps = {(s["direction"], s["name"]): s for s in ddoc["steps"]}
     assert set(want) <= set(dsteps), f"steps not in diff: {set(want) - set(dsteps)}"
     assert ddoc["proven_same"] is same and ddoc["verdict"] == doc["verdict"], ddoc
+    swapped = lineage(folder, "diff", "--json", "--run-id1", ddoc["run_b"]["run_id"],
+                      "--run-id2", ddoc["run_a"]["run_id"])  # B before A: removed and added swap, nothing else
+    assert swapped.exit_code == diff.exit_code, swapped.stdout + swapped.stderr
+    sdoc = json.loads(swapped.stdout)
+    assert sorted((s["direction"], s["name"], s["data_hash"], sorted(s["removed"]), sorted(s["added"]))
+                  for s in sdoc["steps"]) == sorted((s["direction"], s["name"], s["data_hash"], sorted(s["added"]),
+                                                     sorted(s["removed"])) for s in ddoc["steps"]), (sdoc, ddoc)
+    assert sdoc["verdict"] == ddoc["verdict"], (sdoc, ddoc)
     text = lineage(folder, "diff")
     assert text.exit_code == diff.exit_code, text.stdout + text.stderr
     wanted_rows: Counter = Counter()
