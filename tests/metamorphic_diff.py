@@ -1,9 +1,10 @@
 """Metamorphic cases of ``lineage compare``, ``diff`` and ``diff --rows`` (issue 42), shared by
 ``tests/test_metamorphic_diff.py`` (pandas) and ``integration/test_metamorphic_diff_spark.py``.
 
-A case is a small dataset and an edit script: row edits (update, insert, delete, duplicate) of
-the input, a column dropped by run B's code, an output declared in one run only, a run whose code
-raises. Both runs go through the real engine and CLI; :func:`check` holds the three commands to
+A case is a small dataset and an edit script: row edits (update, insert, delete, duplicate,
+rotate) of the input, its columns in another order, a column dropped from the input or by run B's
+code, an output declared in one run only, a run whose code raises or whose strict check breaks, an
+output folder shared by both runs or deleted after them. Both runs go through the real engine and CLI; :func:`check` holds the three commands to
 an oracle computed here from the rows as edited (multisets of plain tuples), never from the code
 under test. Exit codes: docs/safety.md "Verdicts and exit codes" (0 only when proven the same).
 """
@@ -27,7 +28,7 @@ NAMES = ("ann", "bob", "zoë", "de la")  # never a number, an empty text or a nu
 MAX_EXAMPLES = int(os.environ.get("UBUNYE_METAMORPHIC_EXAMPLES", "0") or 0)  # 0: each suite's own bound
 
 Row = tuple[int, str, int]
-# each output's warn-only check: the same rule (id_between) on two outputs, with other bounds
+# each output's check: the same rule (id_between) on two outputs, with other bounds
 CHECKS = {"copy": (2, 9), "extra": (1, 6)}
 
 
@@ -46,13 +47,13 @@ class Case:
     strict: bool = False  # the check of output ``extra`` stops a run it breaks (severity fail, not warn)
     shared: bool = False  # output ``copy`` is one folder both runs write (mode overwrite): run B's write
     # replaces the rows run A hashed
+    gone: Optional[str] = None  # "a" or "b": that run's output ``copy`` deleted after both runs
+    probe: int = 0  # which step ``diff --name`` is asked about
 
     def lost(self, side: str) -> bool:
         """Run ``side``'s rows of ``copy`` are no longer where its record says (asked when both runs
         wrote ``copy``): its folder deleted, or the shared folder rewritten by run B."""
         return self.gone == side or (self.shared and (self.gone is not None or side == "a"))
-    gone: Optional[str] = None  # "a" or "b": that run's output ``copy`` deleted after both runs
-    probe: int = 0  # which step ``diff --name`` is asked about
 
     def columns(self, side: str, name: str) -> tuple[str, ...]:
         """The columns of input or output ``name`` in run ``side``."""
