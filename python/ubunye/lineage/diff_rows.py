@@ -149,7 +149,7 @@ def find_rows(diff: RunDiff, a: RunRecord, b: RunRecord, scanner: Optional[Scann
     out = RowsResult()
     for change in diff.steps:
         if change.where is None or not change.where.complete:
-            if change.differs:  # nothing decoded to look for: said, not passed over
+            if not change.proven_same:  # nothing decoded to look for (or a hash unknown): said, not passed over
                 why = change.where.summary if change.where is not None else (change.reason or "rows not named")
                 out.notes.append(f"{change.direction} {change.name!r}: no row to read ({current().text(why)})")
             continue

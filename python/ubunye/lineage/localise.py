@@ -27,6 +27,12 @@ class StepChange:
     def differs(self) -> bool:
         return self.verdict in ("changed", "missing")
 
+    @property
+    def proven_same(self) -> bool:
+        """Its data hash is unchanged; any other verdict (changed, missing, unknown, not comparable)
+        is named by ``diff`` and ``diff --rows``, whatever else differs."""
+        return self.verdict == "unchanged"
+
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"direction": self.direction, "name": self.name, "data_hash": self.verdict,
                              "removed": [], "added": [], "complete": None, "partitions": None}

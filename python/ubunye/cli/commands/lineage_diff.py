@@ -54,18 +54,25 @@ def diff_command(usecase_dir: Path, lineage_dir: Optional[Path], as_json: bool, 
                     echo(f"  - {row}")
                 for row in step.where.added:
                     echo(f"  + {row}")
-            elif step.differs:
+            elif not step.proven_same:  # changed, missing, or not proven (a run's output not written)
                 echo(f"{step.direction} {step.name!r}: data {step.verdict} ({step.reason or 'rows not named'})")
             if step.partitions:
                 from ubunye.hashing.partition_sums import describe
 
                 echo("  partitions changed: " + ", ".join(describe(p) for p in step.partitions))
-        if not result.differs:
-            echo("no input or output differs" if result.verdict.proven_same else result.verdict.line())
-        else:
-            for reason in result.verdict.about_runs:  # a failed run, one run twice, an untrusted record
-                echo(f"not proven: {reason}")
+        _say_verdict(result, err=False)
     raise SystemExit(result.verdict.exit_code)
+
+
+def _say_verdict(result: Any, *, err: bool) -> None:
+    """Beside the steps listed: the verdict when no step differs, else what concerns the runs
+    themselves (a failed run, one run twice, an untrusted record), one line each."""
+    if not result.differs:
+        if not result.verdict.proven_same or not err:
+            echo("no input or output differs" if result.verdict.proven_same else result.verdict.line(), err=err)
+    else:
+        for reason in result.verdict.about_runs:
+            echo(f"not proven: {reason}", err=err)
 
 
 def _show_rows(result: Any, a: Any, b: Any, key: Optional[list[str]], as_json: bool) -> None:
@@ -83,6 +90,5 @@ def _show_rows(result: Any, a: Any, b: Any, key: Optional[list[str]], as_json: b
             echo(update.line())
         for row in found.rows:
             echo(row.line())
-        if not result.verdict.proven_same and not result.differs:
-            echo(result.verdict.line(), err=True)
+        _say_verdict(result, err=True)
     raise SystemExit(result.verdict.exit_code)
