@@ -1,7 +1,7 @@
 """The lineage report opened in a real browser (Debian's Chromium, headless, driven by Playwright):
 the demo pipeline's report and a 200-task generated store, checked through the DOM; a filter,
 a sort, a click on the graph and the drill-down work; no console errors. Screenshots are saved
-under target/screens/ (look at them: the README's picture is one).
+under target/screens/ (look at them; the README's picture is the demo's own page, `bash scripts/demo`).
 
 The browser comes from ``scripts/browser`` (``bash scripts/test`` runs it first); without one
 these tests fail naming that script."""
