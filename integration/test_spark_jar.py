@@ -7,8 +7,12 @@ a separate driver process whose ``spark.jars`` holds the packaged jar with its
 4.1 / 2.13 on pyspark 3.5): a jar of a neighbouring line as a user puts it there by
 hand, which loads and, on Spark 4, registers its functions through the service loader.
 
-Run as a script (``python test_spark_jar.py --mismatch-driver JAR``) this file is
-that driver.
+A jar of another line never serves SQL: its functions, registered by the service loader,
+fail with one line naming the jar to use (a driver process with the packaged 4.3 jar on a 4.1
+session).
+
+Run as a script (``python test_spark_jar.py --mismatch-driver JAR`` or ``--wrong-line-sql JAR``)
+this file is that driver.
 """
 from __future__ import annotations
 
@@ -176,6 +180,69 @@ def test_a_jar_for_another_spark_line_names_both_versions_and_the_fallback_works
     assert OTHER_TEXT in state["reason"] and "\n" not in state["reason"]
 
 
+def _wrong_line_jar(tmp: Path) -> tuple[Path, str]:
+    """A jar of another Spark line as a user puts it on ``spark.jars`` by hand, and the line it is
+    built for. On Spark 4 a packaged jar of another 4.x line of the same Scala (the newest: 4.3 on
+    4.1), which Spark's service loader registers; on pyspark 3.5 (whose sessions skip the service
+    loader: the extension is named) the packaged jar claiming the ``OTHER`` line."""
+    from ubunye.spark.jar import available_jars, jar_info, line_of
+
+    if pyspark.__version__.startswith("3.5"):
+        return _other_line_jar(tmp), OTHER[0]
+    own = jar_info()
+    others = sorted((j for j in available_jars() if j.scala == own.scala and j.spark.startswith("4.")
+                     and line_of(j.spark) != line_of(pyspark.__version__)), key=lambda j: j.spark)
+    assert others, f"no jar of another Spark 4 line for Scala {own.scala}: scripts/build-jar 4.3_{own.scala}"
+    return others[-1].path, others[-1].spark
+
+
+def test_a_jar_of_another_line_never_serves_sql_and_names_the_jar_to_use(tmp_path: Path) -> None:
+    from ubunye.spark.jar import jar_info, line_of
+    from ubunye.spark.testing import child_env
+
+    jar, built = _wrong_line_jar(tmp_path)
+    done = subprocess.run(
+        [sys.executable, __file__, "--wrong-line-sql", str(jar), str(tmp_path / "driver")],
+        capture_output=True, text=True, env=child_env(), timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    own = jar_info()
+    assert out["exists"] and len(out["errors"]) == 2, out  # registered, under the functions' names
+    for error in out["errors"]:
+        assert error is not None, "a jar of another line ran the SQL function"
+        assert "\n" not in error.strip(), error  # one line
+        assert f"is built for Spark {built} / Scala " in error, error
+        assert f"this session runs Spark {pyspark.__version__} / Scala {own.scala}." in error, error
+        assert f"`ubunye spark jar --spark {line_of(pyspark.__version__)} --scala {own.scala}`" in error, error
+        assert "build-jar" not in error
+
+
+def _wrong_line_sql_driver(jar: str, workdir: str) -> None:
+    """A classic session with a jar of another line on ``spark.jars`` (the extension named only on
+    pyspark 3.5): each plugin SQL function's error, or None where it ran."""
+    from pyspark.sql import SparkSession
+
+    builder = (
+        SparkSession.builder.master("local[1]").config("spark.jars", jar)
+        .config("spark.ui.enabled", "false").config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.warehouse.dir", f"{workdir}/warehouse")
+    )
+    if pyspark.__version__.startswith("3.5"):
+        builder = builder.config("spark.sql.extensions", "io.ubunye.spark.UbunyeSparkExtensions")
+    spark = builder.getOrCreate()
+    errors: list[Any] = []
+    for name in ("ubunye_rows_v1", "ubunye_rows_v1_sums"):
+        try:
+            spark.sql(f"SELECT {name}(*) FROM VALUES (1, 'a') AS t(i, s)").collect()
+            errors.append(None)
+        except Exception as exc:  # noqa: BLE001 - what the user sees is the point
+            errors.append(str(exc))
+    out = {"errors": errors, "exists": spark.catalog.functionExists("ubunye_rows_v1")}
+    spark.stop()
+    print(json.dumps(out))
+
+
 def _mismatch_driver(jar: str, workdir: str) -> None:
     """A classic session with the stand-in jar on its classpath (no extension)."""
     from pyspark.sql import SparkSession
@@ -211,5 +278,7 @@ def _mismatch_driver(jar: str, workdir: str) -> None:
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "--mismatch-driver":
         _mismatch_driver(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 4 and sys.argv[1] == "--wrong-line-sql":
+        _wrong_line_sql_driver(sys.argv[2], sys.argv[3])
     else:
-        raise SystemExit(f"usage: {sys.argv[0]} --mismatch-driver JAR WORKDIR")
+        raise SystemExit(f"usage: {sys.argv[0]} --mismatch-driver|--wrong-line-sql JAR WORKDIR")

@@ -13,9 +13,12 @@ object Ubunye {
 
   /** Registers the plugin's SQL functions, and the planning of observed frames
     * ([[RowsV1Observations]]), in `spark` (that session only); returns the function
-    * names. Idempotent.
+    * names. Idempotent. Throws [[JarLine.WrongLineError]] (one line) when the jar is built
+    * for another Spark line or Scala version than the session's.
     */
   def install(spark: SparkSession): Array[String] = {
+    // A jar of another line never serves SQL (the same rule as UbunyeSparkExtensions.inject).
+    JarLine.current.foreach(problem => throw new JarLine.WrongLineError(problem))
     val registry = SessionShim.functionRegistry(spark)
     // The session registry's own key: Spark 4.2+ takes only qualified names there
     // (`SparkSessionExtensions` qualifies the bare `f.identifier` itself).

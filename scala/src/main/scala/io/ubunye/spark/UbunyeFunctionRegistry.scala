@@ -32,7 +32,13 @@ object UbunyeFunctionRegistry {
   val RowLine: String = "ubunye_row_line"
   val RowsV1Find: String = "ubunye_rows_v1_find"
 
-  val functions: Seq[Entry] = Seq(
+  /** The function names, without touching the function classes (a jar of another line
+    * registers failing functions under them, see [[UbunyeSparkExtensions.inject]]); the
+    * same as `functions.map(_.name)`.
+    */
+  val names: Seq[String] = Seq(RowsV1, RowsV1Sums, RowsV1Sketch, RowLine, RowsV1Find)
+
+  lazy val functions: Seq[Entry] = Seq(
     columns[RowsV1Hash](RowsV1, c => new RowsV1Hash(c)),
     columns[RowsV1Sums](RowsV1Sums, c => new RowsV1Sums(c)),
     columns[RowsV1Sketch](RowsV1Sketch, c => new RowsV1Sketch(c)),

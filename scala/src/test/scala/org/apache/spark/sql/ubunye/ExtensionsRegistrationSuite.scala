@@ -1,6 +1,6 @@
 package org.apache.spark.sql.ubunye
 
-import io.ubunye.spark.{UbunyeSparkExtensions, UbunyeSparkExtensionsProvider}
+import io.ubunye.spark.{JarLine, UbunyeFunctionRegistry, UbunyeSparkExtensions, UbunyeSparkExtensionsProvider}
 import io.ubunye.spark.observe.{RowsV1Observed, RowsV1ObservedExec, RowsV1ObservedStrategy, RowsV1SumsAccumulator}
 
 import org.apache.spark.sql.{SparkSession, SparkSessionExtensions}
@@ -13,11 +13,15 @@ import org.scalatest.funsuite.AnyFunSuite
   */
 class ExtensionsRegistrationSuite extends AnyFunSuite {
 
-  private def withSession[T](conf: (String, String)*)(body: SparkSession => T): T = {
+  private def withSession[T](conf: (String, String)*)(body: SparkSession => T): T =
+    withBuilder(identity, conf: _*)(body)
+
+  private def withBuilder[T](prepare: SparkSession.Builder => SparkSession.Builder, conf: (String, String)*)(
+      body: SparkSession => T): T = {
     SparkSession.getActiveSession.foreach(_.stop())
     SparkSession.getDefaultSession.foreach(_.stop())
-    val b = SparkSession.builder().master("local[1]").appName(getClass.getSimpleName)
-      .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "1")
+    val b = prepare(SparkSession.builder().master("local[1]").appName(getClass.getSimpleName)
+      .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "1"))
     val spark = conf.foldLeft(b) { case (b, (k, v)) => b.config(k, v) }.getOrCreate()
     try body(spark)
     finally spark.stop()
@@ -69,5 +73,43 @@ class ExtensionsRegistrationSuite extends AnyFunSuite {
     assert(in != null)
     val text = try scala.io.Source.fromInputStream(in, "UTF-8").mkString finally in.close()
     assert(text.trim == classOf[UbunyeSparkExtensionsProvider].getName)
+  }
+
+  test("this jar's line is the running one: the line check finds nothing") {
+    assert(JarLine.current.isEmpty, JarLine.current)
+    assert(JarLine.problem("0.1.0", "4.1", "2.13", "4.1.3", "2.13.17").isEmpty)
+    assert(JarLine.problem("0.1.0", "3.5", "2.12", "3.5.0", "2.12.18").isEmpty)
+  }
+
+  test("a jar of another line is named with the running line and the wheel user's command, in one line") {
+    val spark = JarLine.problem("0.1.0", "4.3", "2.13", "4.1.3", "2.13.17").get
+    assert(spark.contains("ubunye-spark_4.3_2.13-0.1.0.jar is built for Spark 4.3 / Scala 2.13"), spark)
+    assert(spark.contains("this session runs Spark 4.1.3 / Scala 2.13.17"), spark)
+    assert(spark.contains("`ubunye spark jar --spark 4.1 --scala 2.13` prints its path"), spark)
+    assert(!spark.contains("\n") && !spark.contains("build-jar"), spark)
+    val scala = JarLine.problem("0.1.0", "3.5", "2.13", "3.5.9", "2.12.18").get  // same Spark, other Scala
+    assert(scala.contains("`ubunye spark jar --spark 3.5 --scala 2.12`"), scala)
+  }
+
+  test("the names of the failing functions are the registry's") {
+    assert(UbunyeFunctionRegistry.names == UbunyeFunctionRegistry.functions.map(_.name))
+  }
+
+  test("a wrong-line jar's functions fail with its one line and it plans nothing") {
+    val problem = JarLine.problem("0.1.0", "4.3", "2.13", "4.1.3", "2.13.17").get
+    val extensions = new SparkSessionExtensions
+    UbunyeSparkExtensions.inject(extensions, Some(problem))
+    assert(extensions.buildPlannerStrategies(null).isEmpty)
+    // The session's builder gets the failing injection first; the service loader's is then a no-op.
+    withBuilder(_.withExtensions(e => UbunyeSparkExtensions.inject(e, Some(problem)))) { spark =>
+      assert(spark.experimental.extraStrategies.isEmpty)
+      UbunyeFunctionRegistry.names.foreach { name =>
+        assert(spark.catalog.functionExists(name), name)
+        val error = intercept[JarLine.WrongLineError] {
+          spark.sql(s"SELECT $name(*) FROM VALUES (1, 'a') AS t(i, s)").collect()
+        }
+        assert(error.getMessage == problem)
+      }
+    }
   }
 }
