@@ -2,7 +2,7 @@
 with scripts/test's arguments every jar runs on Java 21 exactly once (the 4.0 and 4.2 lines' own
 runs, 4.1.0's fixture suites, the 3.5 and 4.3 lines' fixture suites), every other-JVM segment
 undoes its setting, the plan without JVM options is the one before them, and the newest JDK
-(``scripts/jdk-newest``) leaves the 3.5 lines out from Java 24 on, saying why."""
+(``scripts/jdk-newest``) leaves the 3.5 and 4.0 lines out from Java 24 on, saying why."""
 from __future__ import annotations
 
 import os
@@ -57,15 +57,16 @@ def fake_jdk(root: Path, version: str) -> Path:
     return root
 
 
-def test_the_newest_jdk_leaves_the_35_lines_out_from_java24_saying_why(tmp_path: Path) -> None:
+def test_the_newest_jdk_leaves_the_35_and_40_lines_out_from_java24_saying_why(tmp_path: Path) -> None:
     home = fake_jdk(tmp_path / "jdk-99", "99")
     done = subprocess.run(["bash", str(ROOT / "scripts" / "jdk-newest")], capture_output=True, text=True,
                           env={**os.environ, "UBUNYE_JDK_NEWEST": str(home)}, timeout=60)
     assert done.stdout.strip() == str(home)
     out = plan("--all", "--jdks-only", "--jdk-newest", env={"UBUNYE_JDK_NEWEST": str(home)})
     said = [s for s in out if s.startswith("[test-jars]")]
-    assert [s.split(":")[0] for s in said] == ["[test-jars] 3.5_2.12+java99", "[test-jars] 3.5_2.13+java99"]
-    assert all("not run: Spark 3.5's Hadoop client (3.3.4) calls Subject.getSubject" in s for s in said)
+    assert [s.split(":")[0] for s in said] == [f"[test-jars] {line}+java99" for line in LINES[:3]]
+    assert all("not run: the Hadoop client of Spark 3.5 and 4.0 (3.3.4, 3.4.1) calls Subject.getSubject" in s
+               for s in said)
     segments = [s for s in out if not s.startswith("[test-jars]")]
-    assert [s.split(";")[0] for s in segments] == [f"{line}+java99" for line in LINES[2:]]
+    assert [s.split(";")[0] for s in segments] == [f"{line}+java99" for line in LINES[3:]]
     assert all(f'javaHome := Some(file("{home}"));{FIXTURES};session clear' in s for s in segments)
