@@ -1,6 +1,6 @@
 """``scripts/test-jars``'s plan (``TEST_JARS_DRY_RUN=1`` prints the sbt segments, fetching nothing):
-with scripts/test's arguments every jar runs on Java 21 exactly once (the 4.0 and 4.2 lines' own
-runs, 4.1.0's fixture suites, the 3.5 and 4.3 lines' fixture suites), every other-JVM segment
+with scripts/test's arguments every jar runs on Java 21 exactly once (the 4.0, 4.2 and 4.3 lines'
+own runs, 4.1.0's fixture suites, the 3.5 lines' fixture suites), every other-JVM segment
 undoes its setting, the plan without JVM options is the one before them, and the newest JDK
 (``scripts/jdk-newest``) leaves the 3.5 and 4.0 lines out from Java 24 on, saying why."""
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CI = ["--all", "--no-oldest-for", "3.5_2.12", "--no-oldest-for", "4.0_2.13",
-      "--jdk21-instead", "4.0_2.13", "--jdk21-instead", "4.2_2.13"]
+      "--jdk21-instead", "4.0_2.13", "--jdk21-instead", "4.2_2.13", "--jdk21-instead", "4.3_2.13"]
 LINES = ["3.5_2.12", "3.5_2.13", "4.0_2.13", "4.1_2.13", "4.2_2.13", "4.3_2.13"]
 FIXTURES = "testOnly io.ubunye.spark.FixtureSuite io.ubunye.spark.FixtureKindsSuite"
 
@@ -33,13 +33,15 @@ def test_scripts_test_runs_every_jar_once_on_java21() -> None:
     by_line = {s.split(";")[0].split("+")[0]: s for s in on21}
     for line in ("4.0_2.13", "4.2_2.13"):  # their own runs, on Java 21 instead of 17
         assert "checkClassFiles;testOnly io.ubunye.spark.FixtureSuite" in by_line[line]
+    assert ";checkClassFiles;test;session clear" in by_line["4.3_2.13"]  # every Scala suite
+    for line in ("4.0_2.13", "4.2_2.13", "4.3_2.13"):
         assert not any(s.startswith(f"{line};") for s in segments)
     assert by_line["4.1_2.13"].split(";")[1] == "4.1.0"  # Databricks 18: Spark 4.1.0 on Java 21
-    for line in ("3.5_2.12", "3.5_2.13", "4.3_2.13"):
+    for line in ("3.5_2.12", "3.5_2.13"):
         assert f";{FIXTURES};" in by_line[line] and by_line[line].split(";")[1] == ""
     for s in segments:  # an other-JVM segment undoes its setting, and only those set one
         assert ("set Test / javaHome" in s) == s.endswith(";session clear") == ("+java" in s.split(";")[0]), s
-    assert len(segments) == 10  # the six lines' own runs, three more on Java 21, 4.1.0's
+    assert len(segments) == 9  # the six lines' own runs, two more on Java 21, 4.1.0's
 
 
 def test_without_jvm_options_the_plan_is_unchanged() -> None:
