@@ -4,7 +4,8 @@ changes none of them; docs/databricks.md shows the table as it is; every runtime
 
 pip keeps an installed distribution that satisfies a requirement (its default upgrade
 strategy is only-if-needed), so a requirement that admits the installed version is one
-pip leaves alone; scripts/check-wheel dbr15.4 and dbr17.3 do the real install with those exact
+pip leaves alone (pandas, numpy, pyarrow, and ``others``: click, jinja2, pyyaml, cryptography);
+scripts/check-wheel dbr15.4, dbr16.4, dbr17.3 and dbr18 do the real install with those exact
 sets and check the versions afterwards (dbr14.3 too: its pyarrow 8.0.0 is admitted, the native
 jar hashes there, the Arrow paths refuse it in one line: ``native_only``). A runtime whose own
 library the package cannot use says so in one line (``not_supported``; none today), shown in
@@ -12,10 +13,12 @@ docs/databricks.md.
 """
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 from pathlib import Path
 
+import pytest
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 
@@ -42,10 +45,16 @@ def test_the_sets_found_are_in_the_table() -> None:
     assert rows["14.3 LTS"].libraries() == {"python": "3.10", "pandas": "1.5.3", "numpy": "1.23.5", "pyarrow": "8.0.0"}
     assert rows["15.4 LTS"].libraries() == {"python": "3.11", "pandas": "1.5.3", "numpy": "1.23.5", "pyarrow": "14.0.1"}
     assert rows["17.3 LTS"].libraries() == {"python": "3.12", "pandas": "2.2.3", "numpy": "2.1.3", "pyarrow": "19.0.1"}
-    # 18 LTS: Python from a third-party source (named as such); its libraries were not found
-    assert rows["18 LTS"].libraries() == {"python": "3.12", "pandas": None, "numpy": None, "pyarrow": None}
-    assert "third-party" in rows["18 LTS"].source
-    assert [r.runtime for r in rows.values() if r.complete()] == ["14.3 LTS", "15.4 LTS", "16.4 LTS", "17.3 LTS"]
+    assert rows["16.4 LTS"].libraries() == {"python": "3.12", "pandas": "1.5.3", "numpy": "1.26.4", "pyarrow": "15.0.2"}
+    assert rows["18 LTS"].libraries() == {"python": "3.12", "pandas": "2.2.3", "numpy": "2.1.3", "pyarrow": "21.0.0"}
+    assert rows["18 LTS"].jdk == "21" and rows["18 LTS"].pyspark == "4.1.0"
+    # the package's other requirements at each runtime's version (None: not in its set)
+    assert rows["16.4 LTS"].others == {"click": "8.1.7", "jinja2": None, "pyyaml": "6.0.1", "cryptography": "42.0.5"}
+    assert rows["17.3 LTS"].others == {"click": "8.1.7", "jinja2": "3.1.5", "pyyaml": "6.0.2", "cryptography": "43.0.3"}
+    assert rows["18 LTS"].others == {"click": "8.1.8", "jinja2": "3.1.6", "pyyaml": "6.0.2", "cryptography": "44.0.1"}
+    assert rows["18 LTS"].installed() == {"pandas": "2.2.3", "numpy": "2.1.3", "pyarrow": "21.0.0", "click": "8.1.8",
+                                          "jinja2": "3.1.6", "pyyaml": "6.0.2", "cryptography": "44.0.1"}
+    assert [r.runtime for r in rows.values() if r.complete()] == ["14.3 LTS", "15.4 LTS", "16.4 LTS", "17.3 LTS", "18 LTS"]
     for r in rows.values():  # a figure found has its source; a missing one says so
         assert r.complete() or "not found" in r.source, r.runtime
 
@@ -62,7 +71,7 @@ def test_requirements_admit_every_runtimes_own_libraries() -> None:
     that one the requirements refuse (so the note goes when a floor comes down to it)."""
     checked = 0
     for r in databricks.runtimes():
-        known = {k: v for k, v in r.libraries().items() if v is not None and k != "python"}
+        known = r.installed()
         line = lines.line_for(r.pyspark)
         assert line is not None, f"{r.runtime}: pyspark {r.pyspark} is on no supported line"
         extra = PROJECT["optional-dependencies"][f"spark{line.tag}"]
@@ -76,7 +85,22 @@ def test_requirements_admit_every_runtimes_own_libraries() -> None:
         if r.python is not None:
             assert SpecifierSet(PROJECT["requires-python"]).contains(r.python), r.runtime
         checked += len(known)
-    assert checked >= 12  # the pandas, numpy and pyarrow of four runtimes
+    assert checked >= 26  # the pandas, numpy and pyarrow of five runtimes, and 11 others of three
+
+
+def test_others_are_the_packages_other_requirements() -> None:
+    """``others`` names every requirement of the package but pandas, numpy and pyarrow: a new
+    requirement cannot be left out of the runtimes' checks."""
+    names = {Requirement(text).name.lower() for text in PROJECT["dependencies"]} - {"pandas", "numpy", "pyarrow"}
+    assert names == set(databricks.OTHERS)
+
+
+def test_others_must_name_every_other_requirement(tmp_path: Path) -> None:
+    row = next(iter(json.loads(databricks.TABLE.read_text(encoding="utf-8"))["runtimes"]))
+    table = tmp_path / "runtimes.json"
+    table.write_text(json.dumps({"runtimes": [{**row, "others": {"click": "8.1.7"}}]}), encoding="utf-8")
+    with pytest.raises(ValueError, match="'others' must name exactly click, jinja2, pyyaml, cryptography"):
+        databricks.runtimes(table)
 
 
 def test_the_check_sees_a_floor_above_a_runtime() -> None:  # the oracle itself can fail

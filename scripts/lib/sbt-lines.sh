@@ -5,6 +5,9 @@
 #
 #   run_segments LOG SEGMENT...      SEGMENT = "LINE[+LABEL];RUNTIME;TASK;TASK..." (RUNTIME may be empty)
 #
+# A segment on the same line and runtime as the one before it runs in that build as it is (no
+# reload), so it must undo any `set` it makes (scripts/test-jars' other-JVM runs do).
+#
 # Prints "[<tag>] <segment>: ok <seconds> s" or "FAILED" per segment (tag: $SEGMENT_TAG);
 # with KEEP_GOING=1 a failed segment does not stop the later ones (a new sbt starts
 # after it). Returns non-zero when any segment failed. Sets SEGMENTS_FAILED.
@@ -15,7 +18,7 @@ _segment_name() { local IFS=';'; local p=($1); echo "${p[0]}${p[1]:+@${p[1]}}"; 
 # segment not finished (== count when all passed) through the global _next.
 _run_once() {
   local log=$1; shift
-  local cmds=() first=1 sysprops=() i=0 seg parts line rt
+  local cmds=() first=1 sysprops=() i=0 seg parts line rt prev=""
   for seg in "$@"; do
     IFS=';' read -r -a parts <<< "$seg"
     line=${parts[0]%%+*}; rt=${parts[1]:-}
@@ -24,6 +27,8 @@ _run_once() {
       sysprops=(-DsparkVersion="${line%_*}" -DscalaBinary="${line#*_}")
       [ -n "$rt" ] && sysprops+=(-DsparkRuntime="$rt")
       first=0
+    elif [ "$line;$rt" = "$prev" ]; then
+      :  # the same line and runtime as the segment before: its build as loaded (no reload)
     else
       cmds+=("eval System.setProperty(\"sparkVersion\", \"${line%_*}\")"
              "eval System.setProperty(\"scalaBinary\", \"${line#*_}\")")
@@ -32,6 +37,7 @@ _run_once() {
       cmds+=(reload)
     fi
     cmds+=("${parts[@]:2}")
+    prev="$line;$rt"
     i=$((i + 1))
   done
   cmds+=("eval \"ubunye-mark start $i \" + System.currentTimeMillis")

@@ -1,7 +1,8 @@
 """The Databricks LTS runtimes the package targets: one table, ``databricks_runtimes.json``.
 
 Each runtime's Apache Spark, Scala images and JDK, and the Python libraries it installs
-(Python, pandas, numpy, pyarrow; ``None`` where the figure was not found, never guessed), and
+(Python, pandas, numpy, pyarrow; ``None`` where the figure was not found, never guessed), its
+versions of the package's other requirements (``others``: click, jinja2, pyyaml, cryptography), and
 ``not_supported``: which of those libraries the package's requirements refuse, and why;
 ``native_only``: why only the plugin jar hashes there (the Arrow paths refuse its pyarrow).
 ``docs/databricks.md`` shows :func:`markdown_table`; ``tests/test_databricks_runtimes.py``
@@ -21,6 +22,7 @@ from ubunye.spark.runtime import line_of
 
 TABLE = Path(__file__).resolve().parent / "databricks_runtimes.json"
 LIBRARIES = ("python", "pandas", "numpy", "pyarrow")
+OTHERS = ("click", "jinja2", "pyyaml", "cryptography")  # the package's other requirements
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,9 @@ class Runtime:
     not_supported: Optional[str]  # which of its own libraries the requirements refuse, and why
     native_only: Optional[str]  # why only the native jar hashes there (the Arrow paths refuse), or None
     tested_here: str
+    # The runtime's versions of OTHERS: None inside where its set has none (the wheel installs
+    # it); None for the whole where they were not looked up.
+    others: Optional[dict[str, Optional[str]]] = None
 
     def jar_lines(self) -> list[str]:
         """``["3.5_2.12", "3.5_2.13"]``: the plugin jar line of each of its Scala images."""
@@ -47,6 +52,11 @@ class Runtime:
 
     def libraries(self) -> dict[str, Optional[str]]:
         return {name: getattr(self, name) for name in LIBRARIES}
+
+    def installed(self) -> dict[str, str]:
+        """Every library version of the runtime that is known: pandas, numpy, pyarrow and OTHERS."""
+        known = {**{k: v for k, v in self.libraries().items() if k != "python"}, **(self.others or {})}
+        return {k: v for k, v in known.items() if v is not None}
 
     def complete(self) -> bool:
         """Whether every library version of the runtime is known."""
@@ -56,7 +66,11 @@ class Runtime:
 def runtimes(path: Optional[Path] = None) -> list[Runtime]:
     """The runtimes of the table, oldest first."""
     doc = json.loads((path or TABLE).read_text(encoding="utf-8"))
-    return [Runtime(**{**row, "scala": tuple(row["scala"])}) for row in doc["runtimes"]]
+    rows = [Runtime(**{**row, "scala": tuple(row["scala"])}) for row in doc["runtimes"]]
+    for r in rows:
+        if r.others is not None and sorted(r.others) != sorted(OTHERS):
+            raise ValueError(f"{path or TABLE}: {r.runtime}: 'others' must name exactly {', '.join(OTHERS)}")
+    return rows
 
 
 def markdown_table(rows: Optional[list[Runtime]] = None) -> str:
@@ -69,10 +83,15 @@ def markdown_table(rows: Optional[list[Runtime]] = None) -> str:
             return f"**not supported**: {r.not_supported}. Tested: {r.tested_here}"
         return f"**native only**: {r.native_only}. Tested: {r.tested_here}" if r.native_only else r.tested_here
 
-    lines = ["| Databricks Runtime | Spark | Scala | JDK | jar | Python | pandas | numpy | pyarrow | tested here |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    def others(r: Runtime) -> str:
+        if r.others is None:
+            return "not looked up"
+        return ", ".join(f"{k} {v}" if v is not None else f"{k}: none (the wheel installs it)" for k, v in r.others.items())
+
+    lines = ["| Databricks Runtime | Spark | Scala | JDK | jar | Python | pandas | numpy | pyarrow | others | tested here |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows if rows is not None else runtimes():
         jars = ", ".join(f"`ubunye-spark_{line}`" for line in r.jar_lines())
         lines.append(f"| {r.runtime} | {r.spark} | {' or '.join(r.scala)} | {r.jdk} | {jars} | {cell(r.python)} | "
-                     f"{cell(r.pandas)} | {cell(r.numpy)} | {cell(r.pyarrow)} | {tested(r)} |")
+                     f"{cell(r.pandas)} | {cell(r.numpy)} | {cell(r.pyarrow)} | {others(r)} | {tested(r)} |")
     return "\n".join(lines)
