@@ -85,7 +85,6 @@ class SparkBackend(Backend):
             spark, time_zone=time_zone, spark_conf=spark_conf or {}, want_plugin=hash_engine != "spark-sql")
         self.time_zone = str(self.spark.conf.get("spark.sql.session.timeZone"))
         self.hash_engine = hash_engine
-        self._native: Optional[bool] = None
         from ubunye.spark.observe import SumsObserver
 
         self._observer = SumsObserver()
@@ -322,13 +321,11 @@ class SparkBackend(Backend):
 
     # --- hashing -----------------------------------------------------------
     def _can_observe(self) -> bool:
-        if self.hash_engine == "spark-sql":
-            return False
-        if self._native is None:
-            from ubunye.spark import native_available
+        """The native engine runs here (the session's facts and the one engine choice): the
+        hash is taken in the same pass as the write or the input's checks."""
+        from ubunye.spark.facts import NATIVE, choose, facts
 
-            self._native = bool(native_available(self.spark))
-        return self._native
+        return choose(facts(self.spark), self.hash_engine, strict=False).engine == NATIVE
 
     def _round_trips(self, spec: IOSpec) -> bool:
         """A json output (not partitioned: its partition values are folder names, not lines) on a
