@@ -16,7 +16,7 @@ import pytest
 
 from ubunye.lineage.evidence import spark_environment
 from ubunye.spark import _compat, fingerprint_spark, native_available, rows_v1_sums_column
-from ubunye.spark.jar import loaded_jar
+from ubunye.spark.jar import FACTS_MEMO, loaded_jar
 from ubunye.spark.native import native_sums, sums_from_struct
 from ubunye.spark.observe import METRIC, SumsObserver
 
@@ -141,9 +141,9 @@ def test_hadoop_paths(spark: Any, tmp_path: Path, round_trips: Any) -> None:
 
 def test_connect_sessions_remember_their_functions(connect_native: Any, connect_plain: Any) -> None:
     assert native_available(connect_native)
-    assert _compat.session_memo(connect_native).get("native.has_functions") is True
+    assert _compat.session_memo(connect_native)[FACTS_MEMO].native is True
     assert not native_available(connect_plain)
-    assert "native.has_functions" not in _compat.session_memo(connect_plain)
+    assert _compat.session_memo(connect_plain)[FACTS_MEMO].native is False  # a fact: asked once
     df = connect_native.range(20)
     if _compat.star_expands_in_metrics(df):  # one Column per session: it names no frame
         assert rows_v1_sums_column(df) is rows_v1_sums_column(connect_native.range(5))
@@ -151,3 +151,75 @@ def test_connect_sessions_remember_their_functions(connect_native: Any, connect_
         assert str(rows_v1_sums_column(df)) == str(rows_v1_sums_column(connect_native.range(5)))
         assert str(rows_v1_sums_column(df)) != str(rows_v1_sums_column(df.withColumn("x", df["id"])))
     assert fingerprint_spark(df).row_count == 20
+
+
+# What the session's facts are made of, as the JVM is asked them (py4j command text).
+FACT_QUESTIONS = ("functionExists", "versionNumberString", "java.version", "buildInfoJson", "getCodeSource")
+
+
+@pytest.fixture
+def questions(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """The py4j commands this thread sends that ask one of the session's facts."""
+    import py4j.clientserver
+
+    asked: list[str] = []
+    me = threading.current_thread()
+    send = py4j.clientserver.ClientServerConnection.send_command
+
+    def counting(self: Any, command: str) -> Any:
+        if threading.current_thread() is me and any(q in command for q in FACT_QUESTIONS):
+            asked.append(command)
+        return send(self, command)
+
+    monkeypatch.setattr(py4j.clientserver.ClientServerConnection, "send_command", counting)
+    yield asked
+
+
+def test_two_writes_ask_the_session_its_facts_once(spark: Any, tmp_path: Path, questions: list[str]) -> None:
+    from ubunye.engine.backends.spark_backend import SparkBackend
+    from ubunye.engine.config import IOSpec
+
+    session = spark.newSession()  # its own memo: nothing known yet
+    backend = SparkBackend(session)
+    narrow, wide = frames(session)
+    first = backend.write(narrow, IOSpec("a", "output", "parquet", path=str(tmp_path / "a")), hash_output=True)
+    asked_first = len(questions)
+    assert asked_first > 0  # not vacuous: the first write read the facts through py4j
+    second = backend.write(wide, IOSpec("b", "output", "parquet", path=str(tmp_path / "b")), hash_output=True)
+    assert len(questions) == asked_first, questions[asked_first:]  # the second write asked none
+    assert first.fingerprint.engine == second.fingerprint.engine == "spark-native"
+    assert (first.fingerprint.row_count, second.fingerprint.row_count) == (50, 300)
+    assert ubunye_status(session).engine == "spark-native" and len(questions) == asked_first
+
+
+def ubunye_status(session: Any) -> Any:
+    import ubunye.spark
+
+    return ubunye.spark.status(session)
+
+
+def test_two_fallback_writes_on_connect_ask_the_server_once(connect_plain: Any, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server without the plugin: that the functions are missing is a fact too (it was asked
+    again on every hash before), and the reason the fallback runs is the same on each write."""
+    from ubunye.engine.backends.spark_backend import SparkBackend
+    from ubunye.engine.config import IOSpec
+
+    catalog = type(connect_plain.catalog)
+    asked: list[str] = []
+    exists = catalog.functionExists
+
+    def counting(self: Any, name: str, *args: Any, **kwargs: Any) -> Any:
+        asked.append(name)
+        return exists(self, name, *args, **kwargs)
+
+    monkeypatch.setattr(catalog, "functionExists", counting)
+    session = connect_plain
+    _compat.session_memo(session).clear()  # nothing known of it yet
+    backend = SparkBackend(session)
+    done = [backend.write(session.range(n), IOSpec(f"o{n}", "output", "parquet", path=str(tmp_path / f"o{n}")),
+                          hash_output=True) for n in (10, 20)]
+    assert [d.fingerprint.engine for d in done] == ["spark-sql", "spark-sql"]
+    assert [d.fingerprint.row_count for d in done] == [10, 20]
+    assert done[0].fingerprint.reason == done[1].fingerprint.reason and "Connect" in done[0].fingerprint.reason
+    assert asked == ["ubunye_rows_v1_sums"], asked  # once for the session

@@ -178,7 +178,7 @@ def test_the_graph_is_read_whole():
     assert len(graph) > 150 and sum(map(len, graph.values())) > 500
     assert "ubunye.lineage.store.blobs" in graph["ubunye.lineage.store.records"]  # module level
     assert "ubunye.lineage.attestation.envelopes" in graph["ubunye.lineage.store.records"]  # in a method
-    assert "ubunye.spark._compat" in graph["ubunye.lineage.evidence"]  # import_module("...")
+    assert "ubunye.spark.facts" in graph["ubunye.lineage.evidence"]  # import_module("...")
     assert "ubunye.cli.commands.lineage_diff" in graph["ubunye.cli.commands.lineage"]  # one command, one file
 
 

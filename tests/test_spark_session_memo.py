@@ -2,8 +2,9 @@
 
 ``ubunye.spark._compat.session_memo`` holds, per session object, facts that
 cannot change while the session lives. The rules checked here: a new session
-is asked again, a missing function (a False) is asked again every time, a
-value not found (None) is asked again, and the memo never keeps a session alive.
+is asked again, the session's facts (missing functions too) are read once and again
+after ``install()``, a session that could not answer is asked again, and the memo never
+keeps a session alive.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import Any, Optional
 
 from ubunye.lineage.evidence import spark_environment
 from ubunye.spark import _compat
+from ubunye.spark.facts import facts
 from ubunye.spark.native import native_available
 
 
@@ -93,38 +95,52 @@ def test_remembered_keeps_values_but_never_none_or_false() -> None:
     assert len(reads) == 5 and memo == {"found": "4.1.1"}
 
 
-def test_functions_found_are_remembered_for_that_session_only() -> None:
+def test_the_session_facts_are_read_once_per_session_object() -> None:
     session = Session(True)
-    assert native_available(session) and native_available(session) and native_available(session)
-    assert session.catalog.asked == 1
+    assert native_available(session)
+    first = session.catalog.asked  # the sums, sketch and find functions: one question each
+    assert first == 3
+    assert native_available(session) and native_available(session)
+    assert facts(session) is facts(session)
+    assert session.catalog.asked == first and session.version_reads == 1
     another = Session(True)  # a new session is looked up again
     assert native_available(another)
-    assert another.catalog.asked == 1
+    assert another.catalog.asked == first
 
 
-def test_missing_functions_are_asked_again_so_a_later_install_is_seen() -> None:
-    session = Session(False, False, True)  # install() ran before the third question
+def test_missing_functions_are_a_fact_until_install_has_the_session_read_again(monkeypatch: Any) -> None:
+    from ubunye.spark import jar
+
+    session = Session(False, True)  # the functions exist after install() ran
     assert not native_available(session)
     assert not native_available(session)
+    assert session.catalog.asked == 1  # remembered: no question per write
+    entry = type("Entry", (), {"install": lambda self, jsession: None})()
+    monkeypatch.setattr(jar, "session_mismatch", lambda spark, jar=None: None)
+    monkeypatch.setattr(jar, "loaded_jar", lambda spark: None)
+    monkeypatch.setattr(jar._compat, "jvm_class", lambda spark, name: entry)
+    monkeypatch.setattr(jar._compat, "jsession", lambda spark: None)
+    jar.install(session)  # what ubunye.spark.install runs
     assert native_available(session)
-    assert native_available(session)
-    assert session.catalog.asked == 3
+    assert session.catalog.asked == 4  # read again once: sums, sketch, find
 
 
 def test_an_unreachable_catalog_is_not_available_and_asked_again() -> None:
     session = Session(RuntimeError("gone"), True)
     assert not native_available(session)
     assert native_available(session)
-    assert session.catalog.asked == 2
+    asked = session.catalog.asked
+    assert native_available(session)
+    assert session.catalog.asked == asked  # answered: remembered
 
 
-def test_spark_evidence_is_read_once_per_session_and_a_missing_value_again() -> None:
+def test_spark_evidence_is_read_once_per_session() -> None:
     session = Session(False)
     first = spark_environment(session)
     assert first == {"spark": "4.1.1", "java": None, "ubunye_spark_plugin": "fallback"}
     assert spark_environment(session) == first
     assert session.version_reads == 1  # the version is remembered
-    assert session.catalog.asked == 2  # "fallback" is not: the functions may come later
+    assert session.catalog.asked == 1  # and "fallback": a session's facts (install reads them again)
     assert spark_environment(Session(False)) == first  # another session: read again, same facts
 
 

@@ -1,12 +1,12 @@
 """Which Spark session settings make the parquet writer store other values than the frame
-(engine/backends/spark_stored.py): read with pyspark's types and a stand-in session, no JVM."""
+(spark/stored.py): read with pyspark's types and a stand-in session, no JVM."""
 from __future__ import annotations
 
 from typing import Any, Optional
 
 import pyspark.sql.types as T
 
-from ubunye.engine.backends.spark_stored import read_back, stored_differently
+from ubunye.spark.stored import read_back, stored_differently
 from ubunye.engine.config import IOSpec
 
 DEFAULTS = {"spark.sql.parquet.outputTimestampType": "INT96",

@@ -290,19 +290,35 @@ class Masker:
         if isinstance(obj, str):
             return self.text(obj)
         if isinstance(obj, Mapping):
-            out = {}
+            out: dict[Any, Any] = {}
             for key, value in obj.items():
                 name = str(key)
                 if name in skip:
-                    out[key] = value
+                    masked = value
                 elif is_secret_name(name) and value is not None and not isinstance(value, (bool, Mapping)):
-                    out[key] = MASK
+                    masked = MASK
                 else:
-                    out[key] = self.doc(value, skip=frozenset() if name in USER_KEYS else skip)
+                    masked = self.doc(value, skip=frozenset() if name in USER_KEYS else skip)
+                out[self._key(key, out)] = masked
             return out
         if isinstance(obj, (list, tuple)):
             return [self.doc(v, skip=skip) for v in obj]
         return obj
+
+    def _key(self, key: Any, taken: Mapping[Any, Any]) -> Any:
+        """A mapping's key as it may be shown: masked like any text (a variable named by a
+        secret value, an option named by a URL with a password); two keys that mask alike stay
+        two (``#2``, ``#3`` ... after the second)."""
+        if not isinstance(key, str):
+            return key
+        masked = self.text(key)
+        if masked == key:
+            return key
+        unique, n = masked, 1
+        while unique in taken:
+            n += 1
+            unique = f"{masked}#{n}"
+        return unique
 
     def _values_pattern(self) -> Optional[tuple[re.Pattern[str], frozenset[str]]]:
         """The pattern of every known value's forms (after the digests it keeps), and the forms."""

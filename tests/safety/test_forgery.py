@@ -474,3 +474,53 @@ def test_lying_record_a_chain_link_must_name_the_digest_and_an_end_of_the_record
     assert replaced == ["place 2 (run r2) names run r1 before it, but place 1 holds run r1 (or another digest)"]
     no_end = walk("t", blobs, "u/p/t", [first, second({"run_id": "r1", "sha256": d1}, None)]).breaks
     assert len(no_end) == 1 and "back-dated" in no_end[0], no_end
+
+
+def test_lying_record_a_damaged_pinned_policy_is_said_once_when_a_run_reuses_nothing(tmp_path: Path,
+                                                                                       monkeypatch) -> None:
+    """A ``UBUNYE_TRUST_POLICY`` file that cannot be used proves nothing, so no recorded hash is
+    reused; the run said nothing of it (the reuse was silently off). Now one warning naming the
+    file and the key, once however many inputs ask."""
+    import warnings
+
+    from ubunye.lineage.attestation import UnsignedRecordWarning
+    from ubunye.lineage.known import KnownHashes
+    from ubunye.lineage.record import RunRecord, Step
+    from ubunye.lineage.store import RecordStore
+
+    store = RecordStore(tmp_path / "store")
+    step = Step("people", "input", "csv", "/masked/people.csv", 2, "sha256:" + "5" * 64, "sha256:" + "d" * 64,
+                "rows-v1", storage_signature="files:sha256:abc")
+    monkeypatch.setenv("UBUNYE_SIGNING_KEY", "off")
+    record = RunRecord("run-1", "shop/orders/clean", "shop", "orders", "clean", status="success",
+                       started_at="2026-03-01T08:00:00+00:00", ended_at="2026-03-01T08:00:01+00:00", inputs=[step])
+    store.write(record)
+    known = KnownHashes(store)
+    known.publish(record, {"input:people": "/data/people.csv"})
+    damaged = tmp_path / "pinned.json"
+    damaged.write_text('{"policy_version": 1, "require_signatures": "yes", "keys": []}', encoding="utf-8")
+    monkeypatch.setenv("UBUNYE_TRUST_POLICY", str(damaged))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(3):
+            assert known.find("/data/people.csv", "files:sha256:abc", lambda: step.schema_hash) is None
+    said = [str(w.message) for w in caught if issubclass(w.category, UnsignedRecordWarning)]
+    assert len(said) == 1, said
+    assert str(damaged) in said[0] and "require_signatures" in said[0] and "no recorded hash is reused" in said[0]
+
+
+def test_lying_record_a_damaged_pinned_policy_is_one_line_of_ubunye_run(tmp_path: Path) -> None:
+    """The same through the CLI: a second run whose input would be reused says, in one line,
+    which policy file and key cannot be used, and still succeeds (its input hashed)."""
+    uc = Usecase(tmp_path / "uc")
+    src = uc.parquet("in.parquet")
+    uc.task("copy", CONFIG.format(src=src, out=uc.root / "data" / "out"))
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config")}
+    assert uc.run("-t", "copy", "--lineage", env=env).code == 0
+    damaged = tmp_path / "pinned.json"
+    damaged.write_text('{"policy_version": 1, "require_signatures": true, "keys": "none"}', encoding="utf-8")
+    result = uc.run("-t", "copy", "--lineage", env={**env, "UBUNYE_TRUST_POLICY": str(damaged)})
+    assert result.code == 0, str(result)
+    said = [line for line in result.err.splitlines() if "no recorded hash is reused" in line]
+    assert len(said) == 1 and str(damaged) in said[0] and "keys" in said[0], str(result)
+    assert "Traceback" not in result.text

@@ -103,6 +103,10 @@ class IOSpec:
         this write's data (a second pass, a storage signature). The one statement of that rule."""
         return self.mode in ("overwrite", "errorifexists") and not self.partition_by
 
+    def writer_options(self) -> dict[str, str]:
+        """The options an output is written with, as Spark keeps them (``True`` -> ``"true"``)."""
+        return {str(k): _spark_value(v) for k, v in self.options.items()}
+
     def read_back_options(self) -> dict[str, str]:
         """The reader options that read a csv or json output's files as this write stored them, on
         every backend and in its record: the writer's options (names lower-cased, Spark's string

@@ -137,29 +137,15 @@ def spark_environment(spark: Any) -> dict[str, Any]:
     """``spark`` (version), ``java`` (version, None when not reachable, e.g. Spark
     Connect) and ``ubunye_spark_plugin`` of a Spark session.
 
-    What was found is remembered for the session (``ubunye.spark._compat.session_memo``):
-    its versions do not change while it lives, so later runs ask the JVM nothing.
+    Read from the session's facts (:func:`ubunye.spark.facts.facts`): asked once per
+    session, so later runs ask the JVM nothing.
     """
-    memo = _session_memo(spark)
-    return {
-        "spark": _remember(memo, "evidence.spark", lambda: _safe(lambda: str(spark.version))),
-        "java": _remember(memo, "evidence.java", lambda: _java_version(spark)),
-        "ubunye_spark_plugin": _plugin_version(spark, memo),
-    }
-
-
-def _remember(memo: dict[str, Any], key: str, read: Any) -> Optional[str]:
-    """``memo[key]``, else ``read()``, kept unless None (``_compat.remembered``)."""
-    value: Optional[str] = import_module("ubunye.spark._compat").remembered(memo, key, read)
-    return value
-
-
-def _session_memo(spark: Any) -> dict[str, Any]:
     try:
-        memo: dict[str, Any] = import_module("ubunye.spark._compat").session_memo(spark)
-    except Exception:  # noqa: BLE001 - no Spark helpers: nothing is remembered
-        return {}
-    return memo
+        known = import_module("ubunye.spark.facts").facts(spark)
+    except Exception:  # noqa: BLE001 - no Spark helpers: the fallback is what would run
+        return {"spark": _safe(lambda: str(spark.version)), "java": None, "ubunye_spark_plugin": FALLBACK}
+    return {"spark": known.spark or None, "java": known.java,
+            "ubunye_spark_plugin": _plugin_version(known) if known.native else FALLBACK}
 
 
 def _safe(read: Any) -> Optional[str]:
@@ -170,35 +156,13 @@ def _safe(read: Any) -> Optional[str]:
     return None if value is None else str(value)
 
 
-def _java_version(spark: Any) -> Optional[str]:
-    def read() -> Any:  # None on Spark Connect (no JVM in this process)
-        return import_module("ubunye.spark._compat").jvm_java_version(spark)
-
-    return _safe(read)
-
-
-def _plugin_version(spark: Any, memo: dict[str, Any]) -> Optional[str]:
-    """The native plugin's version when the session has its functions, else ``"fallback"``.
-
-    The version is the one the driver loaded (the jar's BuildInfo), else the
-    packaged jar's, else this package's (they are built together).
-    """
+def _plugin_version(known: Any) -> str:
+    """The native plugin's version: the one the driver loaded (the jar's BuildInfo), else
+    the packaged jar's, else this package's (they are built together)."""
+    if known.jar_version:
+        return str(known.jar_version)
     try:
-        native = import_module("ubunye.spark.native")
-        if not native.native_available(spark):
-            return FALLBACK
-    except Exception:  # noqa: BLE001 - no Spark helpers: the fallback is what would run
-        return FALLBACK
-    try:
-        jar = import_module("ubunye.spark.jar")
+        packaged = _safe(lambda: import_module("ubunye.spark.jar").jar_info().version)
     except Exception:  # noqa: BLE001
-        jar = None
-    if jar is not None:
-        loaded = _remember(memo, "evidence.loaded_jar",
-                           lambda: _safe(lambda: getattr(jar.loaded_jar(spark), "version", None)))
-        if loaded:
-            return loaded
-        packaged = _safe(lambda: jar.jar_info().version)
-        if packaged:
-            return packaged
-    return str(import_module("ubunye._version").__version__)
+        packaged = None
+    return packaged or str(import_module("ubunye._version").__version__)

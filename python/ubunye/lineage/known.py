@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
@@ -68,6 +69,7 @@ class KnownHashes:
     def __init__(self, store: RecordStore) -> None:
         self.store = store
         self.folder = store.blobs.locate(KNOWN_DIR)
+        self._policy_said = False  # a policy that cannot be used is said once, not per input
 
     def publish(self, record: RunRecord, locations: dict[str, str]) -> None:
         """Add the record's signed steps. ``locations`` maps ``"<direction>:<name>"`` to
@@ -151,7 +153,13 @@ class KnownHashes:
         try:
             if trust_reason(record, self.store, warn=False) is not None:  # a forged record proves nothing
                 return None
-        except PolicyError:
+        except PolicyError as exc:  # nothing can be proven: every input is hashed, and the run says why
+            if not self._policy_said:
+                self._policy_said = True
+                from ubunye.lineage.attestation import UnsignedRecordWarning
+
+                warnings.warn(f"{exc}: no recorded hash is reused (each input is hashed)",
+                              UnsignedRecordWarning, stacklevel=2)
             return None
         for step in record.steps:
             if (f"{step.direction}:{step.name}" == entry.get("step") and publishable(step)

@@ -38,7 +38,7 @@ def reread(doc: Mapping[str, Any]) -> Mapping[str, Any]:
 REREAD_VALUES = 256  # at most this many of a record's secret values (the longest) mask its texts
 
 
-_PLAIN, _KEPT, _SECRET = 0, 1, 2
+_PLAIN, _KEPT, _SECRET, _HINTED = 0, 1, 2, 4  # _HINTED: a flag beside the others
 _KEY_KINDS: dict[Any, int] = {}  # a key -> how Masker.doc treats its value (records repeat the same keys)
 
 
@@ -47,6 +47,8 @@ def _key_kind(key: Any) -> int:
     if kind is None:
         name = str(key)
         kind = _KEPT if name in HASH_KEYS else _SECRET if is_secret_name(name) else _PLAIN
+        if kind != _KEPT and _RULE_HINT.search(name):
+            kind |= _HINTED
         if len(_KEY_KINDS) < 10_000:
             _KEY_KINDS[key] = kind
     return kind
@@ -80,6 +82,9 @@ def _rules_change(doc: Any, masker: Masker) -> bool:
             kind = kinds.get(key)
             if kind is None:
                 kind = _key_kind(key)
+            if kind & _HINTED:  # a key a rule could change (a URL with a password): masked like a text
+                texts.append(str(key))
+                kind &= ~_HINTED
             if kind == _KEPT or value is None:
                 continue
             vtype = type(value)
@@ -120,6 +125,7 @@ def _user_keys_change(obj: Any, texts: list[str]) -> bool:
         texts.append(obj)
     elif isinstance(obj, Mapping):
         for key, value in obj.items():
+            texts.append(str(key))  # the user's names are masked like texts
             if value is None or isinstance(value, bool):
                 continue
             if is_secret_name(str(key)) and not isinstance(value, Mapping):

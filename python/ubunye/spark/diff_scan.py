@@ -75,10 +75,12 @@ def spark_scan(fmt: Optional[str], location: Optional[str], is_input: bool, opti
     ``"spark-native"`` or ``"spark-sql"`` forces one, for tests and benchmarks)."""
     from ubunye.hashing.digest import data_hash
     from ubunye.spark.kinds import spark_kinds
+    from ubunye.spark.facts import NATIVE, choose, facts
     from ubunye.spark.native import find_available, native_find
 
     spark = spark or session()
-    native = engine == "spark-native" or (engine is None and _quietly(find_available, spark))
+    native = engine == NATIVE or (engine is None and _quietly(  # the one engine choice, and a jar with find
+        lambda s: choose(facts(s), engine, strict=False).engine == NATIVE and find_available(s), spark))
     if not native:
         return fallback_scan(fmt, location, is_input, options, schema, version, wanted, spark)
     df = read_step(spark, fmt, location, is_input, options, schema, version)

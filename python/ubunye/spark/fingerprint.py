@@ -12,18 +12,16 @@ Both work on classic sessions and on Spark Connect. ``engine=`` forces one.
 from __future__ import annotations
 
 import re
-import warnings
 from typing import Any, Optional, Sequence
 
 from ubunye.hashing.digest import LaneSums, Totals, schema_hash
 from ubunye.hashing.errors import RowsV1Error, one_line_error
 from ubunye.hashing.fingerprint import METHOD, Fingerprint, from_totals
 from ubunye.spark import _compat, observations
-from ubunye.spark.jar import JarError, JarMismatchWarning
+from ubunye.spark.facts import ENGINES, FALLBACK, NATIVE, choose, facts
 
-NATIVE = "spark-native"
-FALLBACK = "spark-sql"
-ENGINES = (NATIVE, FALLBACK)
+__all__ = ["ENGINES", "FALLBACK", "NATIVE", "choose_engine", "fingerprint_from_sums", "fingerprint_spark",
+           "mismatch_reason", "spark_error"]
 
 # "io.ubunye.spark.rowsv1.RowsV1Error: ..." (JVM) or "ubunye.hashing.errors.RowsV1Error: ..." (worker)
 _ROWS_V1_ERROR = re.compile(r"(?:^|[\s:(])(?:[\w$]+\.)*RowsV1Error: ([^\n]+)")
@@ -32,47 +30,12 @@ _MAX_ERROR = 600
 
 def mismatch_reason(spark: Any) -> Optional[str]:
     """On a classic session: why a loaded plugin jar cannot serve it (both versions named)."""
-    from ubunye.spark.native import jar_problem
-
-    return jar_problem(spark)
+    return facts(spark).mismatch
 
 
 def choose_engine(spark: Any, engine: Optional[str]) -> str:
     """The engine to use: ``engine`` if given (checked), else native when available."""
-    return engine_choice(spark, engine)[0]
-
-
-def engine_choice(spark: Any, engine: Optional[str]) -> tuple[str, Optional[str]]:
-    """The engine to use and, for the fallback, one line saying why not the native one.
-
-    ``engine`` if given (checked), else native when the session has the functions from a
-    jar for its own line. A loaded jar of another line gives a
-    :class:`~ubunye.spark.jar.JarMismatchWarning` naming both versions.
-    """
-    from ubunye.spark.native import native_available
-    from ubunye.spark.reasons import not_native_reason
-
-    if engine is not None and engine not in ENGINES:
-        raise ValueError(f"unknown engine {engine!r} for a Spark DataFrame: expected one of {ENGINES}")
-    if engine == FALLBACK:
-        return FALLBACK, f"engine={FALLBACK!r} was asked for"
-    if native_available(spark):
-        return NATIVE, None
-    reason = mismatch_reason(spark)
-    if engine == NATIVE:
-        raise JarError(
-            reason
-            or "engine='spark-native' needs the ubunye_rows_v1_sums function in this session: "
-            "start it with ubunye.spark.configure(builder) (or spark.sql.extensions on the "
-            "Spark Connect server), or call ubunye.spark.install(spark)"
-        )
-    if reason is not None:
-        warnings.warn(reason, JarMismatchWarning, stacklevel=3)
-        return FALLBACK, reason
-    try:
-        return FALLBACK, not_native_reason(spark)
-    except Exception as exc:  # noqa: BLE001 - a session that cannot say: the fallback runs anyway
-        return FALLBACK, f"the native functions are not in this session ({type(exc).__name__})"
+    return choose(facts(spark), engine).engine
 
 
 def spark_error(exc: BaseException) -> str:
@@ -131,7 +94,9 @@ def fingerprint_spark(df: Any, *, engine: Optional[str] = None,
     from ubunye.spark.kinds import spark_kinds
     from ubunye.spark.native import native_totals
 
-    chosen, why = engine_choice(_compat.session_of(df), engine)
+    spark = _compat.session_of(df)
+    known = facts(spark)
+    chosen, why = choose(known, engine)
     refusal = pyarrow_refusal() if chosen == FALLBACK else None
     if refusal is not None:  # before any job: the workers would fail deep inside pyarrow
         return Fingerprint(None, None, None, METHOD, chosen, one_line_error(RowsV1Error(refusal)), reason=why)
@@ -144,7 +109,7 @@ def fingerprint_spark(df: Any, *, engine: Optional[str] = None,
     shash = schema_hash(kinds)
     try:
         parts = None
-        if chosen == NATIVE and partition_by and observations.takes_parts(_compat.session_of(df)):
+        if chosen == NATIVE and partition_by and observations.takes_parts(spark):
             totals, parts = observations.keyed_pass(df, list(partition_by))
         elif chosen == NATIVE:
             totals = native_totals(df)

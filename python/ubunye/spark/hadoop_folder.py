@@ -1,5 +1,5 @@
 """A folder on its Hadoop file system, for an output written beside it and swapped in
-(:meth:`ubunye.engine.backends.spark_backend.SparkBackend._save_beside`). Classic sessions only."""
+(:func:`ubunye.spark.saving.save`). Classic sessions only."""
 from __future__ import annotations
 
 from typing import Any

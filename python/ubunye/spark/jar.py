@@ -30,6 +30,7 @@ EXTENSIONS_CLASS = "io.ubunye.spark.UbunyeSparkExtensions"
 INSTALL_ENTRY = "io.ubunye.spark.Ubunye.install"
 ENTRY_OBJECT = "io.ubunye.spark.Ubunye"
 SUMS_FUNCTION = "ubunye_rows_v1_sums"
+FACTS_MEMO = "spark.facts"  # session memo key of ubunye.spark.facts.SparkFacts (install forgets it)
 FALLBACK_NOTE = "the native functions are not used (the Spark SQL fallback gives the same digest)"
 NO_JARS_HINT = ("this install of ubunye carries no plugin jars: install the released wheel "
                 "(pip install ubunye), or in a source checkout run scripts/build-jar --all")
@@ -432,7 +433,7 @@ def session_mismatch(spark: Any, jar: Optional[JarInfo] = None) -> Optional[str]
     return version_mismatch(info, str(spark.version), scala)
 
 
-def install(spark: Any, *, jar: Optional[JarInfo] = None) -> None:
+def install(spark: Any, *, jar: Optional[JarInfo] = None, refresh: bool = True) -> None:
     """Register the rows-v1 SQL functions on a running classic session.
 
     For a session that started without ``spark.sql.extensions``; the jar must
@@ -440,7 +441,8 @@ def install(spark: Any, *, jar: Optional[JarInfo] = None) -> None:
     with ``extensions=False``). Raises :class:`JarMismatchError` (naming both
     versions) for a jar built for another Spark/Scala line, :class:`JarError`
     when the jar is not loaded, and :class:`TypeError` on Spark Connect (set
-    ``spark.sql.extensions`` on the Connect server instead).
+    ``spark.sql.extensions`` on the Connect server instead). The session's facts
+    (:func:`ubunye.spark.facts.facts`) are read again on their next use (``refresh``).
     """
     if _compat.is_connect(spark):
         raise TypeError(
@@ -461,3 +463,5 @@ def install(spark: Any, *, jar: Optional[JarInfo] = None) -> None:
             "with ubunye.spark.configure(builder) or spark.jars=<ubunye.spark.jar_path()>"
         ) from None
     getattr(entry, method)(_compat.jsession(spark))
+    if refresh:
+        _compat.session_memo(spark).pop(FACTS_MEMO, None)

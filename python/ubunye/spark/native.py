@@ -17,18 +17,12 @@ from typing import Any, Iterable, Optional
 
 from ubunye.hashing.digest import MASK64, LaneSums, Totals
 from ubunye.spark import _compat
+from ubunye.spark.facts import FIND_FUNCTION, SKETCH_FUNCTION, facts
 from ubunye.spark.jar import SUMS_FUNCTION
 
 HASH_FUNCTION = "ubunye_rows_v1"
 LINE_FUNCTION = "ubunye_row_line"
-SKETCH_FUNCTION = "ubunye_rows_v1_sketch"
-FIND_FUNCTION = "ubunye_rows_v1_find"
-_HAS_FUNCTIONS = "native.has_functions"  # session memo: True once the functions were found
 _COLUMN = "native.column:"  # session memo: the Column of a function over all columns
-_AUTO_INSTALL = "native.auto_install"  # session memo: a loaded jar's install was tried
-_JAR_PROBLEM = "native.jar_problem"  # session memo: why the loaded jar cannot serve ("": it can)
-_HAS_SKETCH = "native.has_sketch"  # session memo: the jar has the sketch aggregate
-_HAS_FIND = "native.has_find"  # session memo: the jar has the find aggregate (lineage diff --rows)
 
 
 def native_available(spark: Any) -> bool:
@@ -37,28 +31,10 @@ def native_available(spark: Any) -> bool:
     False also when the functions are there but come from a jar the driver loaded for
     another Spark line or Scala version (:func:`jar_problem`): a jar put on ``spark.jars``
     by hand registers itself through the service loader whatever line it was built for.
-    A True is remembered for the session (functions do not leave a session);
-    a False is asked again next time, since :func:`ubunye.spark.install` may
-    add them meanwhile.
+    Read from the session's facts (:func:`ubunye.spark.facts.facts`: asked once per
+    session; :func:`ubunye.spark.install` has them read again).
     """
-    memo = _compat.session_memo(spark)
-    if memo.get(_HAS_FUNCTIONS):
-        return True
-    if memo.get(_JAR_PROBLEM):
-        return False
-    try:
-        found = bool(spark.catalog.functionExists(SUMS_FUNCTION))
-    except Exception:  # an unreachable catalog is "not available", the fallback decides
-        return False
-    if not found and not memo.get(_AUTO_INSTALL):
-        memo[_AUTO_INSTALL] = True  # asked once per session
-        found = _install_loaded_jar(spark)
-    if found:
-        problem = jar_problem(spark)
-        if problem is not None:
-            return False
-        memo[_HAS_FUNCTIONS] = True
-    return found
+    return facts(spark).native
 
 
 def jar_problem(spark: Any) -> Optional[str]:
@@ -66,39 +42,10 @@ def jar_problem(spark: Any) -> Optional[str]:
 
     A jar of another Spark line or Scala version put on ``spark.jars`` by hand may load
     and register its functions through Spark's service loader; its functions are then in
-    the session but built against other Catalyst internals, so they are not used
-    (:func:`ubunye.spark.jar.loaded_jar_problem`, both versions named). Asked once per
-    session (the driver's classes do not change).
+    the session but built against other Catalyst internals, so they are not used (both
+    versions named). One of the session's facts.
     """
-    from ubunye.spark.jar import loaded_jar_problem
-
-    memo = _compat.session_memo(spark)
-    if _JAR_PROBLEM not in memo:
-        memo[_JAR_PROBLEM] = loaded_jar_problem(spark) or ""
-    return memo[_JAR_PROBLEM] or None
-
-
-def _install_loaded_jar(spark: Any) -> bool:
-    """Register the functions of a jar the driver has loaded but that did not register itself.
-
-    Spark 4 applies the jar's service-loader registration to every new session; Spark 3.5
-    does so only in ``SparkSession.Builder.getOrCreate`` (Scala), not in the constructor
-    pyspark 3.5 calls, so a pyspark 3.5 session started with only ``spark.jars`` has the jar
-    but not its functions. Classic sessions only, and only a jar for this session's Spark
-    line and Scala version (:func:`ubunye.spark.jar.session_mismatch`).
-    """
-    from ubunye.spark.jar import install, loaded_jar, session_mismatch
-
-    if _compat.is_connect(spark):
-        return False
-    try:
-        jar = loaded_jar(spark)
-        if jar is None or session_mismatch(spark, jar) is not None:
-            return False
-        install(spark, jar=jar)
-        return bool(spark.catalog.functionExists(SUMS_FUNCTION))
-    except Exception:  # noqa: BLE001 - a jar that cannot be installed: the fallback decides
-        return False
+    return facts(spark).mismatch
 
 
 def column_args(df: Any) -> list[Any]:
@@ -161,24 +108,14 @@ def rows_v1_sketch_column(df: Any) -> Any:
 
 def sketch_available(spark: Any) -> bool:
     """True when the session's native functions include the sketch aggregate (a jar older
-    than it has only the sums). Asked once per session."""
-    return _has_function(spark, _HAS_SKETCH, SKETCH_FUNCTION)
+    than it has only the sums). One of the session's facts."""
+    return facts(spark).sketch
 
 
 def find_available(spark: Any) -> bool:
     """True when the session has the native functions and among them the find aggregate
-    (``lineage diff --rows``; a jar older than it has not). Asked once per session."""
-    return native_available(spark) and _has_function(spark, _HAS_FIND, FIND_FUNCTION)
-
-
-def _has_function(spark: Any, key: str, function: str) -> bool:
-    memo = _compat.session_memo(spark)
-    if key not in memo:
-        try:
-            memo[key] = bool(spark.catalog.functionExists(function))
-        except Exception:  # noqa: BLE001 - a catalog that cannot say: not there
-            memo[key] = False
-    return bool(memo[key])
+    (``lineage diff --rows``; a jar older than it has not). One of the session's facts."""
+    return facts(spark).find
 
 
 def native_find(df: Any, names: Iterable[str]) -> tuple[LaneSums, list[tuple[tuple[int, int], str]]]:

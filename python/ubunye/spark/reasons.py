@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ubunye.spark import _compat
 from ubunye.spark.jar import (
     EXTENSIONS_CLASS,
     JarMismatchError,
@@ -25,9 +24,9 @@ from ubunye.spark.jar import (
 
 
 def not_native_reason_of(spark: Any, connect: bool, scala: Optional[str], java: Optional[str],
-                          loaded: Any) -> str:
-    """The reason for a session whose Scala/Java versions and loaded jar (or None) are known."""
-    version = str(spark.version)
+                          loaded: Any, version: Optional[str] = None) -> str:
+    """The reason for a session whose Spark/Scala/Java versions and loaded jar (or None) are known."""
+    version = version or str(spark.version)
     if connect:
         try:
             path = str(jar_info(spark=version, scala=None).path)
@@ -64,12 +63,3 @@ def loaded_or_unloadable(spark: Any, connect: bool) -> tuple[Any, Optional[str]]
         return None, str(exc)
     except Exception:  # noqa: BLE001 - a BuildInfo that cannot be read: not our jar
         return None, None
-
-
-def not_native_reason(spark: Any) -> str:
-    """One line: why fingerprints of this session do not use the native engine (the same
-    text as ``ubunye.spark.status(spark).reason``, without asking whether the functions exist)."""
-    connect = _compat.is_connect(spark)
-    scala = None if connect else _compat.jvm_scala_version(spark)
-    loaded, unloadable = loaded_or_unloadable(spark, connect)
-    return unloadable or not_native_reason_of(spark, connect, scala, _compat.jvm_java_version(spark), loaded)

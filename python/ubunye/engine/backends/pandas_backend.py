@@ -132,7 +132,7 @@ def written_text(stage: Path, frame: Any, spec: IOSpec) -> WriteResult:
     before they are put in place; partition values from its ``key=value`` folders), read with the
     settings the step records for ``lineage verify`` (:meth:`IOSpec.read_back_options`, the
     written schema as Spark DDL): the same reading the Spark backend does
-    (:func:`ubunye.engine.backends.spark_stored.new_files_frame`). A file that cannot be read
+    (:func:`ubunye.spark.stored.new_files_frame`). A file that cannot be read
     back so gets no hash, and the step says why."""
     from ubunye.hashing.fingerprint import Fingerprint
     from ubunye.io.ddl import as_schema, to_ddl

@@ -1,12 +1,15 @@
-"""Finding or starting the SparkSession, and asking Delta for versions."""
+"""Finding or starting the SparkSession (Delta versions and tables: :mod:`ubunye.spark.tables`)."""
 from __future__ import annotations
 
 import importlib.metadata
-import importlib.util
 import logging
 import os
 import sys
 from typing import Any, Mapping, Optional
+
+from ubunye.spark.tables import delta_installed, delta_version_of, table_exists
+
+__all__ = ["delta_installed", "delta_version_of", "get_session", "table_exists", "with_delta"]
 
 log = logging.getLogger("ubunye.engine")
 
@@ -22,11 +25,6 @@ PROLEPTIC_CALENDAR = {
     "spark.sql.parquet.int96RebaseModeInWrite": "CORRECTED",
     "spark.sql.parquet.int96RebaseModeInRead": "CORRECTED",
 }
-
-
-def delta_installed() -> bool:
-    """True when the ``delta-spark`` Python package is installed."""
-    return importlib.util.find_spec("delta") is not None
 
 
 def unpaired_delta() -> Optional[str]:
@@ -204,29 +202,3 @@ def get_session(
         log.warning("the Spark session was running before this run, which cannot apply %d of its settings: %s",
                     len(unapplied), "; ".join(unapplied))
     return spark, changes
-
-
-def table_exists(spark: Any, name: str) -> bool:
-    try:
-        return bool(spark.catalog.tableExists(name))
-    except Exception:  # noqa: BLE001 - a malformed name: the write will say why
-        return False
-
-
-def delta_version_of(spark: Any, *, path: Optional[str] = None, table: Optional[str] = None) -> Optional[int]:
-    """The latest version of a Delta table (None when it is not a Delta table)."""
-    if not delta_installed():
-        return None
-    from delta.tables import DeltaTable
-
-    try:
-        if path is not None:
-            if not DeltaTable.isDeltaTable(spark, path):
-                return None
-            dt = DeltaTable.forPath(spark, path)
-        else:
-            dt = DeltaTable.forName(spark, str(table))
-        row = dt.history(1).select("version").first()
-    except Exception:  # noqa: BLE001 - not a Delta table (a parquet catalog table, say)
-        return None
-    return None if row is None else int(row[0])

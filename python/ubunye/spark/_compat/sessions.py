@@ -26,9 +26,8 @@ def session_memo(spark: Any) -> dict[str, Any]:
 
     For what cannot change during that session's life, so it is asked once
     instead of on every run: its Spark and Java versions, the plugin jar its
-    driver loaded, py4j handles on JVM classes, the plugin's functions *once
-    they exist* (a missing function is never remembered: ``install()`` may add
-    it later). Keyed on the session object, not on its SparkContext, because
+    driver loaded, py4j handles on JVM classes, the session's facts
+    (:mod:`ubunye.spark.facts`, which ``install()`` has read again). Keyed on the session object, not on its SparkContext, because
     functions registered at runtime belong to one session; another session
     (``newSession()``, a new SparkContext, a Connect session) starts with an
     empty memo and is looked up again. An object that cannot be weakly

@@ -16,7 +16,7 @@ else, so that hash would not be of the files:
 :func:`stored_differently` names the first such reason for a frame and an
 output; the backend then hashes the files after the write (``second-pass``)
 instead of the frame. A parquet-family output is read back only when its location
-holds nothing but this write (:attr:`IOSpec.written_whole`); otherwise no hash is
+holds nothing but this write (``written_whole`` of the output); otherwise no hash is
 recorded, and the step says why. A csv or json output is always read back, from
 exactly the files this write created (:func:`listed_files` before and after the
 write; partition values from their ``key=value`` folders under ``basePath``), with
@@ -24,12 +24,13 @@ write; partition values from their ``key=value`` folders under ``basePath``), wi
 ``FAILFAST``), which the output's step records (``options``, ``schema``) so
 ``lineage verify`` reads them the same way. The pandas backend does the same
 (:mod:`ubunye.engine.backends.pandas_backend`).
+
+An output here is any object with the attributes of :class:`ubunye.spark.writes.Output`
+(the engine's ``IOSpec`` has them); this layer imports nothing from the engine.
 """
 from __future__ import annotations
 
 from typing import Any, Optional
-
-from ubunye.engine.config import IOSpec
 
 PARQUET_WRITERS = ("parquet", "delta", "table")
 OUTPUT_TIMESTAMP = "spark.sql.parquet.outputTimestampType"
@@ -42,7 +43,7 @@ CHAR_METADATA = "__CHAR_VARCHAR_TYPE_STRING"
 TEXT_WRITERS = ("csv", "json")
 
 
-def stored_differently(spark: Any, frame: Any, spec: IOSpec) -> Optional[str]:
+def stored_differently(spark: Any, frame: Any, spec: Any) -> Optional[str]:
     """Why the files written for ``spec`` will not hold the frame's values, or None."""
     if spec.format in TEXT_WRITERS:  # read back from the files this write created, whatever the mode
         return f"{spec.format} files hold the values as text"
@@ -109,8 +110,8 @@ def _types(schema: Any) -> list[str]:
     return found
 
 
-def read_back(frame: Any, spec: IOSpec) -> tuple[dict[str, str], str]:
-    """The reader options (:meth:`IOSpec.read_back_options`) and schema (the frame's, as Spark
+def read_back(frame: Any, spec: Any) -> tuple[dict[str, str], str]:
+    """The reader options (the output's ``read_back_options()``) and schema (the frame's, as Spark
     DDL) that read a csv or json output's files as this write stored them."""
     return spec.read_back_options(), _ddl(frame)
 
@@ -138,7 +139,34 @@ def listed_files(spark: Any, location: str) -> frozenset[str]:
     return frozenset(unquote(str(uri)) for uri in files)  # URIs escape % and spaces; paths do not
 
 
-def new_files_frame(spark: Any, frame: Any, spec: IOSpec, before: frozenset[str]) -> Any:
+def listed_before(spark: Any, spec: Any) -> Optional[frozenset[str]]:
+    """The files at a csv or json output's location before its write (None: not listable; the
+    step then records no hash, and why)."""
+    try:
+        return listed_files(spark, str(spec.path))
+    except Exception:  # noqa: BLE001 - said on the step: its new files cannot be told apart
+        return None
+
+
+OL_LISTENER = "io.openlineage.spark.agent.OpenLineageSparkListener"
+
+
+def json_round_trip(spark: Any, spec: Any) -> bool:
+    """A json output (not partitioned: its partition values are folder names, not lines) on a
+    session running the OpenLineage Spark listener: with the plugin's planner node its rows are
+    hashed in the write after a round trip through Spark's json writer and reader, so the
+    listener's event for the write carries the files' hash. Elsewhere no one reads that hash
+    before the files are read back, so no write pays for it."""
+    if spec.format != "json" or spec.partition_by:
+        return False
+    try:
+        listeners = str(spark.conf.get("spark.extraListeners", "") or "")
+    except Exception:  # noqa: BLE001 - a session that cannot say runs no listener we know of
+        return False
+    return OL_LISTENER in listeners
+
+
+def new_files_frame(spark: Any, frame: Any, spec: Any, before: frozenset[str]) -> Any:
     """The rows of the csv or json files this write created (those listed now but not in
     ``before``), read with :func:`read_back`'s settings; their ``key=value`` folders under the
     output's location give the partition columns, typed by the written schema, as Spark reads a
