@@ -52,7 +52,7 @@ SCALAR_TAGS = ["int8", "int16", "int32", "int64", "float32", "float64", "bool", 
                "date", "timestamp", "timestamp_ntz"]
 HARD_CHARS = list('\x00\x01\x08\t\n\x0b\x0c\r\x1f"\\/\x7f\x80\x85\u00e9\u0301\u200b\u2028\u2029'
                   '\ufeff\ufffd\ufffe\uffff\uff21\U0001f600\U0010ffff')
-NAME_CHARS = list('aAbBzZ_09 ."\\\t\u00e9\u00c9\uff21\U0001f600\U0001d400')
+NAME_CHARS = list('aAbBzZ_09 .:,<>`"\\\t\u00e9\u00c9\uff21\U0001f600\U0001d400')
 
 
 @dataclass(frozen=True)
@@ -443,6 +443,28 @@ def arrow_table(case: Case, chunks: int = 1, zone: Optional[str] = None) -> Any:
         step = max(1, table.num_rows // chunks)
         table = pa.concat_tables([table.slice(i, step) for i in range(0, table.num_rows, step)])
     return table
+
+
+_DDL = {"bool": "BOOLEAN", "int8": "TINYINT", "int16": "SMALLINT", "int32": "INT", "int64": "BIGINT",
+        "float32": "FLOAT", "float64": "DOUBLE", "string": "STRING", "binary": "BINARY", "date": "DATE",
+        "timestamp": "TIMESTAMP", "timestamp_ntz": "TIMESTAMP_NTZ", "null": "VOID"}
+
+
+def spark_ddl(kind: K.Kind) -> str:
+    """The Spark DDL type of ``kind`` (spec section 3, read backwards)."""
+    if kind.tag in _DDL:
+        return _DDL[kind.tag]
+    if kind.tag == "decimal":
+        return f"DECIMAL({kind.precision},{kind.scale})"
+    if kind.tag == "list":
+        return f"ARRAY<{spark_ddl(kind.children[0])}>"
+    if kind.tag == "map":
+        return f"MAP<{spark_ddl(kind.children[0])}, {spark_ddl(kind.children[1])}>"
+    return "STRUCT<" + ", ".join(f"{quoted(n)}: {spark_ddl(k)}" for n, k in zip(kind.names, kind.children)) + ">"
+
+
+def quoted(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
 
 
 def python_outcomes(case: Case) -> dict[str, Outcome]:
