@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 import oracle_frames as O  # noqa: E402
 
-EXAMPLES = int(os.environ.get("UBUNYE_ORACLE_SPARK_EXAMPLES", "25"))
+EXAMPLES = int(os.environ.get("UBUNYE_ORACLE_SPARK_EXAMPLES", "10"))
 ENGINES = ("spark-native", "spark-sql")
 
 

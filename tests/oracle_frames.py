@@ -25,6 +25,7 @@ import json
 import math
 import struct
 from dataclasses import dataclass
+from functools import lru_cache
 from decimal import Context, Decimal
 from pathlib import Path
 from typing import Any, Callable, Optional
@@ -74,10 +75,13 @@ def decimal_kinds() -> st.SearchStrategy[K.Kind]:
     return st.integers(1, 38).flatmap(lambda p: st.integers(0, p).map(lambda s: K.decimal(p, s)))
 
 
+@lru_cache(maxsize=None)
 def scalar_kinds() -> st.SearchStrategy[K.Kind]:
-    return st.one_of(st.sampled_from([K.scalar(t) for t in SCALAR_TAGS]), decimal_kinds())
+    return st.sampled_from(SCALAR_TAGS + ["decimal"]).flatmap(
+        lambda tag: decimal_kinds() if tag == "decimal" else st.just(K.scalar(tag)))
 
 
+@lru_cache(maxsize=None)
 def names(min_size: int, max_size: int) -> st.SearchStrategy[list[str]]:
     """Distinct names that often differ only by case, or order differently by code point and UTF-16."""
     name = st.one_of(st.sampled_from(["a", "A", "b", "B", "id", "ID", "Id", "\uff21", "\U0001f600",
@@ -86,18 +90,20 @@ def names(min_size: int, max_size: int) -> st.SearchStrategy[list[str]]:
     return st.lists(name, min_size=min_size, max_size=max_size, unique=True)
 
 
+@lru_cache(maxsize=None)
 def kinds(depth: int = 2) -> st.SearchStrategy[K.Kind]:
+    """A kind nested up to ``depth`` levels: half the time a scalar, else a list, map or struct."""
     if depth <= 0:
         return scalar_kinds()
     inner = kinds(depth - 1)
-    key = scalar_kinds()
-    return st.one_of(
-        scalar_kinds(), scalar_kinds(),
-        inner.map(K.list_of),
-        st.tuples(key, inner).map(lambda kv: K.map_of(*kv)),
-        names(1, 3).flatmap(lambda ns: st.tuples(*[inner for _ in ns]).map(
+    shapes = {
+        "scalar": scalar_kinds(),
+        "list": inner.map(K.list_of),
+        "map": st.tuples(scalar_kinds(), inner).map(lambda kv: K.map_of(*kv)),
+        "struct": names(1, 3).flatmap(lambda ns: st.tuples(*[inner for _ in ns]).map(
             lambda ks: K.struct_of(list(zip(ns, ks))))),
-    )
+    }
+    return st.sampled_from(["scalar", "scalar", "scalar", "list", "map", "struct"]).flatmap(shapes.__getitem__)
 
 
 # ------------------------------------------------------------------ values
@@ -120,6 +126,7 @@ def zoned(wall: dt.datetime, zone: str, fold: int) -> dt.datetime:
     return wall.replace(tzinfo=ZoneInfo(zone), fold=fold)
 
 
+@lru_cache(maxsize=None)
 def instants() -> st.SearchStrategy[Any]:
     """``timestamp`` values: aware datetimes in many zones (also fixed offsets at years 1 and 9999,
     whose UTC instant is outside Python's years), DST gaps and folds, naive ones (UTC wall time),
@@ -146,6 +153,7 @@ def far_days() -> st.SearchStrategy[Days]:
                      st.sampled_from([MIN_DAY - 1, MAX_DAY + 1, -719_528, -719_529])).map(Days)
 
 
+@lru_cache(maxsize=None)
 def texts(wild: bool) -> st.SearchStrategy[str]:
     chars = st.one_of(st.sampled_from(HARD_CHARS), st.characters(codec="utf-8"))
     text = st.text(chars, max_size=6)
@@ -155,6 +163,7 @@ def texts(wild: bool) -> st.SearchStrategy[str]:
     return st.one_of(text, text, text, lone)
 
 
+@lru_cache(maxsize=None)
 def decimals(kind: K.Kind, wild: bool) -> st.SearchStrategy[Decimal]:
     p, s = kind.precision, kind.scale
     fit = st.integers(-(10 ** p - 1), 10 ** p - 1).map(lambda n: Decimal(n).scaleb(-s, EXACT))
@@ -169,6 +178,7 @@ def decimals(kind: K.Kind, wild: bool) -> st.SearchStrategy[Decimal]:
     return st.one_of(fit, edges, shorter, beyond_scale, beyond_precision)
 
 
+@lru_cache(maxsize=None)
 def values(kind: K.Kind, wild: bool = False) -> st.SearchStrategy[Any]:
     """Non-null values of ``kind`` (with ``wild``, now and then one no engine can hold)."""
     tag = kind.tag
@@ -205,6 +215,7 @@ def values(kind: K.Kind, wild: bool = False) -> st.SearchStrategy[Any]:
     return st.one_of(unique, unique, st.lists(pairs, min_size=2, max_size=3)) if wild else unique
 
 
+@lru_cache(maxsize=None)
 def nullable(kind: K.Kind, wild: bool = False) -> st.SearchStrategy[Any]:
     return st.one_of(st.none(), values(kind, wild))
 
@@ -225,7 +236,7 @@ def key_identity(value: Any, kind: K.Kind) -> Any:
 def cases(draw: Callable[..., Any], max_rows: int = 6, wild: bool = True, max_columns: int = 4) -> Case:
     """One frame: 0 to ``max_columns`` named columns of generated kinds and 0 to ``max_rows`` rows."""
     cols = draw(names(0, max_columns))
-    kinds_ = [draw(st.one_of(kinds(2), st.just(K.scalar("null")))) for _ in cols]
+    kinds_ = [draw(kinds(2)) if draw(st.integers(0, 9)) else K.scalar("null") for _ in cols]
     wild_case = wild and draw(st.integers(0, 4)) == 0  # most cases hold only values engines can hold
     n = draw(st.integers(0, max_rows))
     rows = []
@@ -454,13 +465,12 @@ def spark_ddl(kind: K.Kind) -> str:
     """The Spark DDL type of ``kind`` (spec section 3, read backwards)."""
     if kind.tag in _DDL:
         return _DDL[kind.tag]
-    if kind.tag == "decimal":
-        return f"DECIMAL({kind.precision},{kind.scale})"
-    if kind.tag == "list":
-        return f"ARRAY<{spark_ddl(kind.children[0])}>"
-    if kind.tag == "map":
-        return f"MAP<{spark_ddl(kind.children[0])}, {spark_ddl(kind.children[1])}>"
-    return "STRUCT<" + ", ".join(f"{quoted(n)}: {spark_ddl(k)}" for n, k in zip(kind.names, kind.children)) + ">"
+    inner = [spark_ddl(k) for k in kind.children]
+    forms = {"decimal": lambda: f"DECIMAL({kind.precision},{kind.scale})",
+             "list": lambda: f"ARRAY<{inner[0]}>",
+             "map": lambda: f"MAP<{', '.join(inner)}>",
+             "struct": lambda: "STRUCT<" + ", ".join(f"{quoted(n)}: {t}" for n, t in zip(kind.names, inner)) + ">"}
+    return forms[kind.tag]()
 
 
 def quoted(name: str) -> str:

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 
 import oracle_frames as O
 
-EXAMPLES = int(os.environ.get("UBUNYE_ORACLE_EXAMPLES", "150"))
+EXAMPLES = int(os.environ.get("UBUNYE_ORACLE_EXAMPLES", "100"))
 
 
 def disagreement(case: O.Case) -> str:
@@ -41,3 +41,61 @@ def test_python_paths_agree(case: O.Case) -> None:
 def test_kept_cases_agree(name: str, case: O.Case) -> None:
     found = disagreement(case)
     assert not found, f"{name}:\n{found}"
+
+
+def test_the_generator_reaches_every_corner() -> None:
+    """The strategy reaches every kind (at the top, nested, as a map key), the hard values, names
+    that differ by case (guards against a narrowed strategy; kinds and values drawn apart, cheaply)."""
+    import datetime as dt
+    import math
+    from decimal import Decimal
+
+    from hypothesis import strategies as st
+
+    from ubunye.hashing.temporal import Days, Micros
+
+    seen: set[str] = set()
+
+    def walk(kind: O.K.Kind, depth: int) -> None:
+        seen.add(kind.tag if depth == 0 else f"nested {kind.tag}")
+        if kind.tag == "map":
+            seen.add(f"key {kind.children[0].tag}")
+        for child in kind.children:
+            walk(child, depth + 1)
+
+    def corner(value: object, kind: O.K.Kind) -> None:
+        if isinstance(value, float) and (math.isnan(value) or value == 0 and math.copysign(1, value) < 0):
+            seen.add("nan or -0.0")
+        elif isinstance(value, float) and 0 < abs(value) < 2.2250738585072014e-308:
+            seen.add("subnormal")
+        elif isinstance(value, (Days, Micros)):
+            seen.add("far year")
+        elif isinstance(value, dt.datetime) and value.tzinfo is not None and value.fold:
+            seen.add("fold")
+        elif isinstance(value, Decimal) and -value.as_tuple().exponent > kind.scale:
+            seen.add("beyond scale")
+        elif isinstance(value, str) and any("\ud800" <= c <= "\udfff" for c in value):
+            seen.add("surrogate")
+
+    @settings(max_examples=500)
+    @given(O.kinds(2), O.names(0, 4))
+    def kinds_and_names(kind: O.K.Kind, names: list[str]) -> None:
+        walk(kind, 0)
+        if len({n.lower() for n in names}) < len(names):
+            seen.add("names differing by case")
+
+    @settings(max_examples=200)
+    @given(st.sampled_from(["float64", "float32", "date", "timestamp", "timestamp_ntz", "string", "decimal"])
+           .flatmap(lambda t: st.tuples(O.decimal_kinds() if t == "decimal" else st.just(O.K.scalar(t))))
+           .flatmap(lambda k: st.tuples(st.just(k[0]), O.values(k[0], wild=True))))
+    def hard_values(kv: tuple[O.K.Kind, object]) -> None:
+        corner(kv[1], kv[0])
+
+    kinds_and_names()
+    hard_values()
+    tags = {"int8", "int64", "float32", "float64", "bool", "string", "binary", "date", "timestamp",
+            "timestamp_ntz", "decimal", "list", "map", "struct"}
+    want = tags | {f"key {t}" for t in tags - {"list", "map", "struct"}} | {
+        "nested struct", "nested map", "nested list", "nan or -0.0", "subnormal", "far year", "fold",
+        "beyond scale", "surrogate", "names differing by case"}
+    assert want <= seen, sorted(want - seen)
