@@ -10,7 +10,7 @@ kind               value
 int8 .. int64      ``int``
 float32, float64   ``float`` (float32 is narrowed to 32 bits)
 decimal(p,s)       ``decimal.Decimal``
-string             ``str``
+string             ``str`` (bytes that are not UTF-8 as ``surrogateescape`` text)
 binary             ``bytes`` (or ``bytearray`` / ``memoryview``)
 bool               ``bool``
 date               ``datetime.date``, or :class:`~ubunye.hashing.temporal.Days`
