@@ -477,6 +477,22 @@ def quoted(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
+def recoded_strings(table: Any) -> Any:
+    """``table`` with its strings held otherwise (same kind, same values): top-level string
+    columns dictionary-encoded or as ``string_view``, lists of strings as ``large_list<string_view>``."""
+    import pyarrow as pa
+
+    columns = []
+    for i, column in enumerate(table.columns):
+        t = column.type
+        if pa.types.is_string(t):
+            column = column.dictionary_encode() if i % 2 == 0 else column.cast(pa.string_view())
+        elif pa.types.is_list(t) and pa.types.is_string(t.value_type):
+            column = column.cast(pa.large_list(pa.string_view()))
+        columns.append(column)
+    return pa.Table.from_arrays(columns, names=table.column_names) if columns else table
+
+
 def python_outcomes(case: Case) -> dict[str, Outcome]:
     """The outcome of every Python path on ``case``: the port (row by row from Python values), the
     Arrow table through the vectorised path and through the reference, the same table in chunks
@@ -492,6 +508,9 @@ def python_outcomes(case: Case) -> dict[str, Outcome]:
     out["arrow"] = outcome(fingerprint(table))
     out["arrow-rows"] = outcome(fingerprint(table, engine="rows"))
     out["arrow-chunked"] = outcome(fingerprint(arrow_table(case, chunks=3, zone="Asia/Kathmandu")))
+    recoded = recoded_strings(table)
+    out["arrow-recoded"] = outcome(fingerprint(recoded))
+    out["arrow-recoded-rows"] = outcome(fingerprint(recoded, engine="rows"))
     out.update(_library_outcomes(table))
     return out
 

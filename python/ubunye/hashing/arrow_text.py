@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Union
 
+from ubunye.hashing.arrow_types import is_view
 from ubunye.hashing.errors import RowsV1Error
 from ubunye.hashing.javatext import double_text, float_text
 from ubunye.hashing.jsontext import line_bytes
@@ -233,6 +234,10 @@ def strings_as_binary(t: "pa.DataType") -> "pa.DataType":
 
     if pt.is_string(t) or pt.is_large_string(t):
         return pa.binary() if pt.is_string(t) else pa.large_binary()
+    if is_view(t, "string_view"):
+        return pa.binary_view()
+    if pt.is_dictionary(t):
+        return pa.dictionary(t.index_type, strings_as_binary(t.value_type), t.ordered)
     if pt.is_list(t) or pt.is_large_list(t):
         make = pa.list_ if pt.is_list(t) else pa.large_list
         return make(t.value_field.with_type(strings_as_binary(t.value_type)))
