@@ -412,13 +412,13 @@ def _int_leaves(kind: K.Kind, strings: Any = None) -> Any:
     return kind_to_arrow(kind)
 
 
-def _as_ints(value: Any, kind: K.Kind) -> Any:
+def _as_ints(value: Any, kind: K.Kind, raw: bool = False) -> Any:
     from ubunye.hashing.temporal import days_of, micros_of
 
     if value is None:
         return None
     if kind.tag == "string":  # surrogate escapes stand for bytes that are not UTF-8 (spec 2.2)
-        return value.encode("utf-8", "surrogateescape")
+        return value.encode("utf-8", "surrogateescape") if raw else value
     if kind.tag == "date":
         return days_of(value)
     if kind.tag == "timestamp":
@@ -426,11 +426,11 @@ def _as_ints(value: Any, kind: K.Kind) -> Any:
     if kind.tag == "timestamp_ntz":
         return micros_of(value.replace(tzinfo=None) if isinstance(value, dt.datetime) else value)
     if kind.tag == "list":
-        return [_as_ints(v, kind.children[0]) for v in value]
+        return [_as_ints(v, kind.children[0], raw) for v in value]
     if kind.tag == "struct":
-        return {n: _as_ints(value.get(n), k) for n, k in zip(kind.names, kind.children)}
+        return {n: _as_ints(value.get(n), k, raw) for n, k in zip(kind.names, kind.children)}
     if kind.tag == "map":
-        return [(_as_ints(k, kind.children[0]), _as_ints(v, kind.children[1])) for k, v in value]
+        return [(_as_ints(k, kind.children[0], raw), _as_ints(v, kind.children[1], raw)) for k, v in value]
     return value
 
 
@@ -443,10 +443,12 @@ def arrow_table(case: Case, chunks: int = 1, zone: Optional[str] = None) -> Any:
 
     arrays, fields = [], []
     for name, kind in case.columns:
-        cells = [_as_ints(row.get(name), kind) for row in case.rows]
-        arr = pa.array(cells, type=_int_leaves(kind))
-        if arr.type != _int_leaves(kind, pa.string()):  # (a view of a list<null> loses its child's length)
-            arr = arr.view(_int_leaves(kind, pa.string()))
+        try:
+            arr = pa.array([_as_ints(row.get(name), kind) for row in case.rows], type=_int_leaves(kind, pa.string()))
+        except UnicodeEncodeError:  # strings with bytes that are not UTF-8: built as bytes, viewed as text
+            # (only then: pyarrow 26's view of a list<null> or map<_,null> loses its child's length)
+            cells = [_as_ints(row.get(name), kind, raw=True) for row in case.rows]
+            arr = pa.array(cells, type=_int_leaves(kind)).view(_int_leaves(kind, pa.string()))
         if arr.type != kind_to_arrow(kind):  # (pyarrow 26 casts list<null> to itself into an invalid array)
             arr = arr.cast(kind_to_arrow(kind))
         if kind.tag == "timestamp" and zone is not None:
