@@ -434,6 +434,24 @@ def _as_ints(value: Any, kind: K.Kind, raw: bool = False) -> Any:
     return value
 
 
+def _array(cells: list[Any], t: Any) -> Any:
+    """``pa.array(cells, t)``, with structs and lists put together from their children: pyarrow 26
+    builds a struct holding a ``list<null>`` from Python values as an invalid array."""
+    import pyarrow as pa
+
+    mask = pa.array([c is None for c in cells], pa.bool_())
+    if pa.types.is_struct(t):
+        children = [_array([None if c is None else c.get(f.name) for c in cells], f.type) for f in t]
+        return pa.StructArray.from_arrays(children, fields=list(t), mask=mask)
+    if pa.types.is_list(t):
+        offsets, flat = [0], []
+        for c in cells:
+            flat.extend(c or [])
+            offsets.append(len(flat))
+        return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), _array(flat, t.value_type), type=t, mask=mask)
+    return pa.array(cells, type=t)
+
+
 def arrow_table(case: Case, chunks: int = 1, zone: Optional[str] = None) -> Any:
     """The case as an Arrow table (raises when Arrow cannot hold a value); top-level instants
     in ``zone`` (same instants, another zone in the type), in ``chunks`` chunks."""
@@ -444,11 +462,11 @@ def arrow_table(case: Case, chunks: int = 1, zone: Optional[str] = None) -> Any:
     arrays, fields = [], []
     for name, kind in case.columns:
         try:
-            arr = pa.array([_as_ints(row.get(name), kind) for row in case.rows], type=_int_leaves(kind, pa.string()))
+            arr = _array([_as_ints(row.get(name), kind) for row in case.rows], _int_leaves(kind, pa.string()))
         except UnicodeEncodeError:  # strings with bytes that are not UTF-8: built as bytes, viewed as text
             # (only then: pyarrow 26's view of a list<null> or map<_,null> loses its child's length)
             cells = [_as_ints(row.get(name), kind, raw=True) for row in case.rows]
-            arr = pa.array(cells, type=_int_leaves(kind)).view(_int_leaves(kind, pa.string()))
+            arr = _array(cells, _int_leaves(kind)).view(_int_leaves(kind, pa.string()))
         if arr.type != kind_to_arrow(kind):  # (pyarrow 26 casts list<null> to itself into an invalid array)
             arr = arr.cast(kind_to_arrow(kind))
         if kind.tag == "timestamp" and zone is not None:
