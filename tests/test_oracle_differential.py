@@ -16,7 +16,7 @@ from hypothesis import given, settings
 
 import oracle_frames as O
 
-EXAMPLES = int(os.environ.get("UBUNYE_ORACLE_EXAMPLES", "100"))
+EXAMPLES = int(os.environ.get("UBUNYE_ORACLE_EXAMPLES", "80"))
 
 
 def disagreement(case: O.Case) -> str:
