@@ -30,13 +30,28 @@ def spark_outcomes(spark: Any, case: O.Case) -> dict[str, O.Outcome]:
     from ubunye.spark import fingerprint_spark
 
     try:
-        table = O.arrow_table(case)
-        ddl = ", ".join(f"{O.quoted(n)} {O.spark_ddl(k)}" for n, k in case.columns)
-        df = spark.createDataFrame(table, ddl) if table.num_columns else spark.range(table.num_rows).select()
-        df.schema  # noqa: B018 - Spark refuses a frame it cannot hold here
+        df = spark_frame(spark, case)
     except Exception:  # noqa: BLE001 - Arrow or Spark cannot hold a value: Spark refuses
         return {engine: O.REFUSED for engine in ENGINES}
     return {engine: O.outcome(fingerprint_spark(df, engine=engine)) for engine in ENGINES}
+
+
+def spark_frame(spark: Any, case: O.Case) -> Any:
+    """The case on Spark, from its Arrow table; from its Python rows when pyspark cannot take the
+    table (pyspark 4.1 turns a valid ``map<int8,null>`` into an invalid Arrow array)."""
+    from ubunye.spark.testing import spark_value
+
+    table = O.arrow_table(case)
+    if not table.num_columns:
+        return spark.range(table.num_rows).select()
+    ddl = ", ".join(f"{O.quoted(n)} {O.spark_ddl(k)}" for n, k in case.columns)
+    try:
+        df = spark.createDataFrame(table, ddl)
+        df.schema  # noqa: B018 - pyspark refuses the table here
+        return df
+    except Exception:  # noqa: BLE001 - then the rows, as pyspark takes Python values
+        rows = [tuple(spark_value(row.get(n), k) for n, k in case.columns) for row in case.rows]
+        return spark.createDataFrame(rows, ddl)
 
 
 def disagreement(spark: Any, case: O.Case) -> str:
