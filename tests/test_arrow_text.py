@@ -248,26 +248,26 @@ def _rebuild(binary: Any, t: Any) -> Any:
 ])
 def test_nested_strings_that_are_not_utf8_are_written_as_their_bytes(t: Any, kind: Kind, values: list,
                                                                      want: list) -> None:
-    arr = _rebuild(pa.array(values, arrow_text._strings_as_binary(t)), t)
+    arr = _rebuild(pa.array(values, arrow_text.strings_as_binary(t)), t)
     assert arr.type == t
     got = column_text(arr, kind)
     assert got.type == pa.string()
     assert got.view(pa.binary()).to_pylist() == want
 
 
-def test_strings_as_binary_reaches_every_nested_string() -> None:
+def teststrings_as_binary_reaches_every_nested_string() -> None:
     t = pa.struct([("l", pa.large_list(pa.large_string())), ("m", pa.map_(pa.string(), pa.list_(pa.string()))),
                    ("i", pa.int32())])
-    assert arrow_text._strings_as_binary(t) == pa.struct([
+    assert arrow_text.strings_as_binary(t) == pa.struct([
         ("l", pa.large_list(pa.large_binary())), ("m", pa.map_(pa.binary(), pa.list_(pa.binary()))),
         ("i", pa.int32())])
     named = pa.list_(pa.field("element", pa.string(), nullable=False))
-    assert arrow_text._strings_as_binary(named) == pa.list_(pa.field("element", pa.binary(), nullable=False))
+    assert arrow_text.strings_as_binary(named) == pa.list_(pa.field("element", pa.binary(), nullable=False))
 
 
 def test_nested_bytes_that_cannot_be_read_as_bytes_are_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
     arr = _rebuild(pa.array([[b"\xff"]], pa.list_(pa.binary())), pa.list_(pa.string()))
-    monkeypatch.setattr(arrow_text, "_strings_as_binary", lambda t: pa.int64())
+    monkeypatch.setattr(arrow_text, "strings_as_binary", lambda t: pa.int64())
     with pytest.raises(RowsV1Error) as caught:
         column_text(arr, list_of(scalar("string")))
     with pytest.raises((pa.ArrowInvalid, pa.ArrowNotImplementedError)) as refused:
@@ -281,17 +281,17 @@ def test_nested_bytes_that_cannot_be_read_as_bytes_are_one_line(monkeypatch: pyt
 
 def test_restored_values() -> None:
     s = scalar("string")
-    assert arrow_text._restored(None, s) is None
-    assert arrow_text._restored(b"a\xff", s) == "a\udcff"
-    assert arrow_text._restored("as is", s) == "as is"
-    assert arrow_text._restored([b"\xfe", None], list_of(s)) == ["\udcfe", None]
-    assert arrow_text._restored([(b"k", b"\xff")], map_of(s, s)) == [("k", "\udcff")]
+    assert arrow_text.restored(None, s) is None
+    assert arrow_text.restored(b"a\xff", s) == "a\udcff"
+    assert arrow_text.restored("as is", s) == "as is"
+    assert arrow_text.restored([b"\xfe", None], list_of(s)) == ["\udcfe", None]
+    assert arrow_text.restored([(b"k", b"\xff")], map_of(s, s)) == [("k", "\udcff")]
     nested = map_of(s, list_of(s))
-    assert arrow_text._restored([(b"k\xff", [b"\xfe", None]), (b"j", None)], nested) == [
+    assert arrow_text.restored([(b"k\xff", [b"\xfe", None]), (b"j", None)], nested) == [
         ("k\udcff", ["\udcfe", None]), ("j", None)]
     kind = struct_of([("a", s), ("b", scalar("int64"))])
-    assert arrow_text._restored({"a": b"\xff"}, kind) == {"a": "\udcff", "b": None}
-    assert arrow_text._restored(5, scalar("int64")) == 5
+    assert arrow_text.restored({"a": b"\xff"}, kind) == {"a": "\udcff", "b": None}
+    assert arrow_text.restored(5, scalar("int64")) == 5
 
 
 def test_a_null_whose_hidden_bytes_need_escaping() -> None:

@@ -12,9 +12,9 @@
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator, Union
 
-from ubunye.hashing.kinds import check_unique_names
+from ubunye.hashing.kinds import Kind, check_unique_names
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
@@ -124,8 +124,10 @@ def pandas_to_arrow(df: Any, index: bool = True) -> "pa.Table":
     return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
 
 
-def port_kinds(schema: Any) -> list[tuple[str, str]]:
-    """``(name, kind text)`` from a port's ``schema`` (a mapping or a list of pairs)."""
+def port_kinds(schema: Any) -> list[tuple[str, Union[str, Kind]]]:
+    """``(name, kind text or Kind)`` from a port's ``schema`` (a mapping or a list of pairs). A
+    :class:`Kind` is kept as it is: its text is ambiguous when a struct field's name holds ``:``,
+    ``,`` or ``>`` (``struct<a:b:int64>``), and could not be read back."""
     items = schema.items() if hasattr(schema, "items") else schema
-    return [(str(n), str(k)) for n, k in items]
+    return [(str(n), k if isinstance(k, Kind) else str(k)) for n, k in items]
 

@@ -10,7 +10,7 @@ kind               value
 int8 .. int64      ``int``
 float32, float64   ``float`` (float32 is narrowed to 32 bits)
 decimal(p,s)       ``decimal.Decimal``
-string             ``str``
+string             ``str`` (bytes that are not UTF-8 as ``surrogateescape`` text)
 binary             ``bytes`` (or ``bytearray`` / ``memoryview``)
 bool               ``bool``
 date               ``datetime.date``, or :class:`~ubunye.hashing.temporal.Days`
@@ -41,7 +41,6 @@ from ubunye.hashing.kinds import Kind, check_unique_names, parse_kind
 from ubunye.hashing.temporal import Days, Micros, day_text, days_of, micros_of, micros_text
 
 _DECIMAL_CONTEXT = Context(prec=200)
-_UTC = dt.timezone.utc
 
 
 def canonical_line_of(row: Mapping[str, Any], kinds: Sequence[tuple[str, Kind]]) -> str:
@@ -70,10 +69,17 @@ def value_text(value: Any, kind: Kind) -> str:
     return _WRITERS[kind.tag](value, kind)
 
 
+_INT_BITS = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
+
+
 def _int(value: Any, kind: Kind) -> str:
     if isinstance(value, float) or isinstance(value, bool):
         raise TypeError(f"not an integer: {value!r}")
-    return str(int(value))
+    n = int(value)
+    half = 1 << (_INT_BITS[kind.tag] - 1)
+    if not -half <= n < half:  # no engine holds it in this kind (Arrow and Spark refuse it)
+        raise ValueError(f"{n} is out of range for {kind.tag}")
+    return str(n)
 
 
 def _float64(value: Any, kind: Kind) -> str:
@@ -97,7 +103,10 @@ def _decimal(value: Any, kind: Kind) -> str:
     q = d.quantize(Decimal(1).scaleb(-kind.scale), context=_DECIMAL_CONTEXT)
     if q != d:
         raise ValueError(f"decimal {d} does not fit scale {kind.scale}")
-    return str(q)
+    if q.scaleb(kind.scale, _DECIMAL_CONTEXT).copy_abs() >= 10 ** kind.precision:
+        raise ValueError(f"decimal {d} does not fit precision {kind.precision}")
+    # Java's BigDecimal (and Arrow's decimal) has no negative zero: -0.00 is written 0.00
+    return str(q.copy_abs() if q.is_zero() else q)
 
 
 def _bool(value: Any, kind: Kind) -> str:
@@ -143,7 +152,8 @@ def _timestamp(value: Any, kind: Kind) -> str:
     if not isinstance(value, dt.datetime):
         raise TypeError(f"not a datetime: {value!r}")
     if value.tzinfo is not None and value.utcoffset() is not None:
-        value = value.astimezone(_UTC)
+        # from its microseconds: the UTC instant may lie outside the years datetime holds
+        return '"' + micros_text(micros_of(value)) + 'Z"'
     return '"' + wall_text(value) + 'Z"'
 
 
@@ -294,9 +304,16 @@ def reference_lines(
         yield canonical_line_of(row, kinds)
 
 
+def line_data(line: str) -> bytes:
+    """A line's bytes. A string's bytes that are not UTF-8 (spec 2.2: Spark keeps them) are
+    carried as ``surrogateescape`` text (U+DC80..U+DCFF, as :func:`arrow_rows` reads them) and
+    written back to those bytes; any other lone surrogate is not text, and fails here."""
+    return line.encode("utf-8", "surrogateescape")
+
+
 def reference_sums(rows: Iterable[Mapping[str, Any]], kinds: Sequence[tuple[str, Kind]]) -> LaneSums:
     """Lane sums of ``rows`` computed row by row."""
-    return sums_of_lines(line.encode("utf-8") for line in reference_lines(rows, kinds))
+    return sums_of_lines(line_data(line) for line in reference_lines(rows, kinds))
 
 
 def reference_totals(rows: Iterable[Mapping[str, Any]], kinds: Sequence[tuple[str, Kind]]) -> Totals:
@@ -307,7 +324,7 @@ def reference_totals(rows: Iterable[Mapping[str, Any]], kinds: Sequence[tuple[st
     sketch = Sketch()
     rows_n = a = b = 0
     for line in reference_lines(rows, kinds):
-        la, lb = line_lanes(line.encode("utf-8"))
+        la, lb = line_lanes(line_data(line))
         rows_n, a, b = rows_n + 1, (a + la) & MASK64, (b + lb) & MASK64
         sketch.add_row(la, lb)
     return Totals(LaneSums(rows_n, a, b), sketch.data)
@@ -348,8 +365,25 @@ def arrow_rows(batch: Any) -> list[dict[str, Any]]:
     """
     from ubunye.hashing.temporal import arrow_values
 
-    columns = [arrow_values(column) for column in batch.columns]
+    columns = [_column_values(column, arrow_values) for column in batch.columns]
     names = batch.schema.names
     return [dict(zip(names, values)) for values in zip(*columns)] if columns else [
         {} for _ in range(batch.num_rows)
     ]
+
+
+def _column_values(column: Any, arrow_values: Callable[[Any], list[Any]]) -> list[Any]:
+    """One column's values; strings whose bytes are not UTF-8 as ``surrogateescape`` text (the
+    vectorised path writes them byte for byte, spec 2.2, and so must the reference)."""
+    try:
+        return arrow_values(column)
+    except UnicodeDecodeError:
+        import pyarrow as pa
+
+        from ubunye.hashing.arrow_text import restored, strings_as_binary
+        from ubunye.hashing.arrow_types import arrow_kind
+
+        if isinstance(column, pa.ChunkedArray):
+            column = column.combine_chunks()
+        kind = arrow_kind(column.type)
+        return [restored(v, kind) for v in arrow_values(column.cast(strings_as_binary(column.type)))]
