@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Union
 
-from ubunye.hashing.arrow_types import is_view
+from ubunye.hashing.arrow_types import is_view, restored, strings_as_binary
 from ubunye.hashing.errors import RowsV1Error
 from ubunye.hashing.javatext import double_text, float_text
 from ubunye.hashing.jsontext import line_bytes
@@ -226,41 +226,6 @@ def _raw_text_column(arr: "pa.Array", kind: Kind) -> "pa.Array":
     texts = [None if v is None else value_text(restored(v, kind), kind).encode("utf-8", "surrogateescape")
              for v in values]
     return pa.array(texts, pa.binary()).view(pa.string())
-
-
-def strings_as_binary(t: "pa.DataType") -> "pa.DataType":
-    import pyarrow as pa
-    import pyarrow.types as pt
-
-    if pt.is_string(t) or pt.is_large_string(t):
-        return pa.binary() if pt.is_string(t) else pa.large_binary()
-    if is_view(t, "string_view"):
-        return pa.binary_view()
-    if pt.is_dictionary(t):
-        return pa.dictionary(t.index_type, strings_as_binary(t.value_type), t.ordered)
-    if pt.is_list(t) or pt.is_large_list(t):
-        make = pa.list_ if pt.is_list(t) else pa.large_list
-        return make(t.value_field.with_type(strings_as_binary(t.value_type)))
-    if pt.is_map(t):
-        return pa.map_(strings_as_binary(t.key_type), strings_as_binary(t.item_type))
-    if pt.is_struct(t):
-        return pa.struct([t.field(i).with_type(strings_as_binary(t.field(i).type)) for i in range(t.num_fields)])
-    return t
-
-
-def restored(value: Any, kind: Kind) -> Any:
-    """``value`` with the bytes of its strings as ``surrogateescape`` text (see above)."""
-    if value is None:
-        return None
-    if kind.tag == "string":
-        return value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else value
-    if kind.tag == "list":
-        return [restored(v, kind.children[0]) for v in value]
-    if kind.tag == "map":
-        return [(restored(k, kind.children[0]), restored(v, kind.children[1])) for k, v in value]
-    if kind.tag == "struct":
-        return {n: restored(value.get(n), k) for n, k in zip(kind.names, kind.children)}
-    return value
 
 
 _VECTOR: dict[str, Callable[["pa.Array", Kind], list[Piece]]] = {

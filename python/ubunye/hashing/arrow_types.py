@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from ubunye.hashing import kinds as K
 from ubunye.hashing.errors import RowsV1Error
@@ -134,3 +134,38 @@ def kind_to_arrow(kind: K.Kind) -> "pa.DataType":
     if kind.tag == "map":
         return pa.map_(kind_to_arrow(kind.children[0]), kind_to_arrow(kind.children[1]))
     return pa.struct([pa.field(n, kind_to_arrow(k)) for n, k in zip(kind.names, kind.children)])
+
+
+def strings_as_binary(t: "pa.DataType") -> "pa.DataType":
+    import pyarrow as pa
+    import pyarrow.types as pt
+
+    if pt.is_string(t) or pt.is_large_string(t):
+        return pa.binary() if pt.is_string(t) else pa.large_binary()
+    if is_view(t, "string_view"):
+        return pa.binary_view()
+    if pt.is_dictionary(t):
+        return pa.dictionary(t.index_type, strings_as_binary(t.value_type), t.ordered)
+    if pt.is_list(t) or pt.is_large_list(t):
+        make = pa.list_ if pt.is_list(t) else pa.large_list
+        return make(t.value_field.with_type(strings_as_binary(t.value_type)))
+    if pt.is_map(t):
+        return pa.map_(strings_as_binary(t.key_type), strings_as_binary(t.item_type))
+    if pt.is_struct(t):
+        return pa.struct([t.field(i).with_type(strings_as_binary(t.field(i).type)) for i in range(t.num_fields)])
+    return t
+
+
+def restored(value: Any, kind: K.Kind) -> Any:
+    """``value`` with the bytes of its strings as ``surrogateescape`` text (see above)."""
+    if value is None:
+        return None
+    if kind.tag == "string":
+        return value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else value
+    if kind.tag == "list":
+        return [restored(v, kind.children[0]) for v in value]
+    if kind.tag == "map":
+        return [(restored(k, kind.children[0]), restored(v, kind.children[1])) for k, v in value]
+    if kind.tag == "struct":
+        return {n: restored(value.get(n), k) for n, k in zip(kind.names, kind.children)}
+    return value

@@ -380,8 +380,7 @@ def _column_values(column: Any, arrow_values: Callable[[Any], list[Any]]) -> lis
     except UnicodeDecodeError:
         import pyarrow as pa
 
-        from ubunye.hashing.arrow_text import restored, strings_as_binary
-        from ubunye.hashing.arrow_types import arrow_kind
+        from ubunye.hashing.arrow_types import arrow_kind, restored, strings_as_binary
 
         if isinstance(column, pa.ChunkedArray):
             column = column.combine_chunks()
