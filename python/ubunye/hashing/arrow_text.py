@@ -13,7 +13,7 @@ reference writer one value at a time.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Union
+from typing import TYPE_CHECKING, Callable, Union
 
 from ubunye.hashing.arrow_types import is_view, restored, strings_as_binary
 from ubunye.hashing.errors import RowsV1Error
